@@ -1,0 +1,106 @@
+//! Configuration from environment variables (and an optional `.env`). A variable that is present
+//! but malformed stops the server with a message naming it.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use secrecy::SecretString;
+
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {problem}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub problem: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub bind_addr: SocketAddr,
+    pub database: DatabaseConfig,
+    pub credentials: CredentialsConfig,
+    pub identity: IdentityConfig,
+    /// The web app's origin: cookie-authenticated unsafe requests must come from it.
+    pub app_origin: Option<String>,
+    /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
+    pub outbound_allow_loopback: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    pub url: String,
+    pub max_connections: usize,
+    pub acquire_timeout: Duration,
+    pub statement_timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct CredentialsConfig {
+    /// Service keys for optimization data, goals, sales ingestion and the legacy schedule view;
+    /// several at once so keys can rotate.
+    pub api_keys: Vec<SecretString>,
+    pub cron_secret: Option<SecretString>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct IdentityConfig {
+    pub jwks_url: Option<String>,
+    pub jwt_public_key_pem: Option<String>,
+    pub issuer: Option<String>,
+    pub authorized_parties: Vec<String>,
+    pub webhook_secret: Option<SecretString>,
+}
+
+impl Config {
+    pub fn from_environment() -> Result<Self, ConfigError> {
+        Ok(Self {
+            bind_addr: parsed("BIND_ADDR")?.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("a socket address")),
+            database: DatabaseConfig {
+                url: text("DATABASE_URL").ok_or(ConfigError { name: "DATABASE_URL", problem: "is required".into() })?,
+                max_connections: parsed("DATABASE_POOL_SIZE")?.unwrap_or(16),
+                acquire_timeout: Duration::from_millis(parsed("DATABASE_ACQUIRE_TIMEOUT_MS")?.unwrap_or(3_000)),
+                statement_timeout: Duration::from_millis(parsed("DATABASE_STATEMENT_TIMEOUT_MS")?.unwrap_or(10_000)),
+            },
+            credentials: CredentialsConfig {
+                api_keys: list("API_KEY").into_iter().map(SecretString::from).collect(),
+                cron_secret: text("CRON_SECRET").map(SecretString::from),
+            },
+            identity: IdentityConfig {
+                jwks_url: text("IDENTITY_JWKS_URL"),
+                jwt_public_key_pem: text("IDENTITY_JWT_PUBLIC_KEY").map(|pem| pem.replace("\\n", "\n")),
+                issuer: text("IDENTITY_ISSUER"),
+                authorized_parties: list("IDENTITY_AUTHORIZED_PARTIES"),
+                webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
+            },
+            app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,
+        })
+    }
+}
+
+/// A set, non-blank variable.
+fn text(name: &'static str) -> Option<String> {
+    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+fn list(name: &'static str) -> Vec<String> {
+    text(name)
+        .map(|v| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+fn parsed<T: std::str::FromStr>(name: &'static str) -> Result<Option<T>, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    text(name)
+        .map(|raw| raw.parse::<T>().map_err(|error| ConfigError { name, problem: format!("{error} (got {raw:?})") }))
+        .transpose()
+}
+
+fn flag(name: &'static str) -> Result<bool, ConfigError> {
+    match text(name).as_deref() {
+        None | Some("false" | "0" | "no") => Ok(false),
+        Some("true" | "1" | "yes") => Ok(true),
+        Some(other) => Err(ConfigError { name, problem: format!("must be true or false (got {other:?})") }),
+    }
+}

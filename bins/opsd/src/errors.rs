@@ -1,0 +1,209 @@
+//! The one place that decides an HTTP status and renders an error body: RFC 9457 problem details
+//! with a stable `code`. Details of unexpected failures go to the log, never to the client.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use opsd_core::{FieldError, Forbidden, StoreError, ValidationErrors};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("invalid request")]
+    Validation(ValidationErrors),
+    #[error("malformed JSON")]
+    MalformedJson(String),
+    #[error("missing or invalid credentials")]
+    Unauthorized,
+    #[error("forbidden: {0}")]
+    Forbidden(&'static str),
+    #[error("not found")]
+    NotFound,
+    #[error("method not allowed")]
+    MethodNotAllowed(&'static str),
+    #[error("conflict: {detail}")]
+    Conflict { detail: &'static str, existing_id: Option<String> },
+    #[error("delivery conflict")]
+    DeliveryConflict,
+    #[error("rate limited")]
+    RateLimited { retry_after_seconds: u64 },
+    #[error("circuit open")]
+    CircuitOpen { retry_after_seconds: u64 },
+    #[error("payload too large")]
+    PayloadTooLarge,
+    #[error("unsupported media type")]
+    UnsupportedMediaType,
+    #[error("not configured: {0}")]
+    NotConfigured(&'static str),
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// An RFC 9457 problem details body.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    /// Always `about:blank`: `code` names the problem.
+    #[serde(rename = "type")]
+    pub problem_type: &'static str,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
+    /// not_found, conflict, delivery_conflict, rate_limited, circuit_open, payload_too_large,
+    /// unsupported_media_type, method_not_allowed, not_configured, unavailable, internal.
+    pub code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<ProblemField>>,
+    /// For a `conflict` with an existing record: its id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing_id: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProblemField {
+    pub field: String,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ApiError::Validation(ValidationErrors::single(field, message))
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            ApiError::Validation(_) => "validation_failed",
+            ApiError::MalformedJson(_) => "malformed_json",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NotFound => "not_found",
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::Conflict { .. } => "conflict",
+            ApiError::DeliveryConflict => "delivery_conflict",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::CircuitOpen { .. } => "circuit_open",
+            ApiError::PayloadTooLarge => "payload_too_large",
+            ApiError::UnsupportedMediaType => "unsupported_media_type",
+            ApiError::NotConfigured(_) => "not_configured",
+            ApiError::Unavailable(_) => "unavailable",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            ApiError::Validation(_) => "The request breaks one or more rules; see errors.".into(),
+            ApiError::MalformedJson(reason) => format!("The body is not valid JSON: {reason}"),
+            ApiError::Unauthorized => "Missing or invalid credentials.".into(),
+            ApiError::Forbidden(why) => (*why).into(),
+            ApiError::NotFound => "No such resource.".into(),
+            ApiError::MethodNotAllowed(allow) => format!("Allowed methods: {allow}."),
+            ApiError::Conflict { detail, .. } => (*detail).into(),
+            ApiError::DeliveryConflict => "This delivery id was already received with a different body.".into(),
+            ApiError::RateLimited { .. } => "Too many requests; retry later.".into(),
+            ApiError::CircuitOpen { .. } => "The data store is failing; retry later.".into(),
+            ApiError::PayloadTooLarge => "The body is larger than 256 KiB.".into(),
+            ApiError::UnsupportedMediaType => "The body must be sent as application/json.".into(),
+            ApiError::NotConfigured(what) => format!("{what} is not configured on this server."),
+            ApiError::Unavailable(_) => "The service is temporarily unavailable; retry later.".into(),
+            ApiError::Internal(_) => "An unexpected error occurred.".into(),
+        }
+    }
+
+    fn fields(&self) -> Option<Vec<ProblemField>> {
+        match self {
+            ApiError::Validation(errors) => Some(
+                errors
+                    .errors()
+                    .iter()
+                    .map(|FieldError { field, message }| ProblemField { field: field.clone(), message: message.clone() })
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::Validation(_) | ApiError::MalformedJson(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Conflict { .. } | ApiError::DeliveryConflict => StatusCode::CONFLICT,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::CircuitOpen { .. } | ApiError::NotConfigured(_) | ApiError::Unavailable(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        match self {
+            ApiError::Internal(detail) => tracing::error!(detail, "internal error"),
+            ApiError::Unavailable(detail) => tracing::warn!(detail, "store unavailable"),
+            _ => tracing::debug!(code = self.code(), "request refused"),
+        }
+        let problem = Problem {
+            problem_type: "about:blank",
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail: self.detail(),
+            code: self.code(),
+            errors: self.fields(),
+            existing_id: match self {
+                ApiError::Conflict { existing_id, .. } => existing_id.clone(),
+                _ => None,
+            },
+        };
+        let mut response = HttpResponse::build(status);
+        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json")));
+        match self {
+            ApiError::Unauthorized => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            ApiError::MethodNotAllowed(allow) => {
+                response.insert_header((header::ALLOW, *allow));
+            }
+            ApiError::RateLimited { retry_after_seconds } | ApiError::CircuitOpen { retry_after_seconds } => {
+                response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
+            }
+            _ => {}
+        }
+        response.body(serde_json::to_string(&problem).expect("a problem serializes"))
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(detail) => ApiError::Unavailable(detail),
+            StoreError::Unknown(detail) => ApiError::Internal(detail),
+        }
+    }
+}
+
+impl From<ValidationErrors> for ApiError {
+    fn from(errors: ValidationErrors) -> Self {
+        ApiError::Validation(errors)
+    }
+}
+
+impl From<Forbidden> for ApiError {
+    fn from(forbidden: Forbidden) -> Self {
+        match forbidden {
+            Forbidden::NoTeam => ApiError::Forbidden("The token names no current team."),
+            Forbidden::NotAdmin => ApiError::Forbidden("This needs the admin role of the team."),
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Request extractors: validated JSON bodies, queries and credentials.
+
+mod auth;
+pub(crate) mod json;
+mod query;
+
+pub use auth::{AnyCaller, ApiKey, BearerCaller, CronSecret, SessionCaller};
+pub use json::JsonBody;
+pub use query::QueryParams;

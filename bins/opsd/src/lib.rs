@@ -1,0 +1,17 @@
+//! The opsd HTTP service: configuration, wiring, and the thin actix-web handlers over the domain
+//! services.
+
+pub mod config;
+mod errors;
+pub(crate) mod extract;
+mod middleware;
+mod openapi;
+mod routes;
+pub mod seed;
+mod startup;
+mod state;
+pub mod telemetry;
+
+pub use errors::ApiError;
+pub use openapi::ApiDoc;
+pub use startup::{Application, connect_database as startup_database};

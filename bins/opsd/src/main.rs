@@ -1,0 +1,50 @@
+//! `opsd [serve|migrate|seed-demo|vapid-keys]`; `serve` is the default.
+
+use anyhow::Context;
+use opsd::config::Config;
+use opsd::{Application, seed, telemetry};
+
+const USAGE: &str = "usage: opsd [serve|migrate|seed-demo|vapid-keys]";
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    // A missing .env is normal; a malformed one is not.
+    if let Err(error) = dotenvy::dotenv()
+        && !error.not_found()
+    {
+        anyhow::bail!(".env: {error}");
+    }
+    telemetry::init("info");
+    let command = std::env::args().nth(1).unwrap_or_else(|| "serve".into());
+    match command.as_str() {
+        "serve" => serve().await,
+        "migrate" => {
+            let config = Config::from_environment()?;
+            opsd::startup_database(&config).await?;
+            println!("migrations are up to date");
+            Ok(())
+        }
+        "seed-demo" => {
+            let config = Config::from_environment()?;
+            let db = opsd::startup_database(&config).await?;
+            let demo = seed::seed_demo(&db).await?;
+            println!("team_id={}\nlocation_id={}\nlocation_slug={}", demo.team_id, demo.location_id, demo.location_slug);
+            Ok(())
+        }
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => anyhow::bail!("unknown command {other:?}; {USAGE}"),
+    }
+}
+
+async fn serve() -> anyhow::Result<()> {
+    let config = Config::from_environment()?;
+    let bind = config.bind_addr;
+    let app = Application::build(config).await.context("starting opsd")?;
+    tracing::info!(%bind, port = app.port(), "opsd serving");
+    app.run_until_stopped().await?;
+    tracing::info!("opsd stopped");
+    Ok(())
+}

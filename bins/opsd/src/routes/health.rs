@@ -1,0 +1,37 @@
+use actix_web::{HttpResponse, web};
+use prometheus::{Encoder, TextEncoder};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::errors::ApiError;
+use crate::middleware::HttpMetrics;
+use crate::state::AppState;
+
+#[derive(Serialize, ToSchema)]
+pub struct HealthStatus {
+    status: &'static str,
+}
+
+/// The process is up.
+#[utoipa::path(get, path = "/health/live", tag = "operations", responses((status = 200, body = HealthStatus)))]
+pub async fn live() -> HttpResponse {
+    HttpResponse::Ok().json(HealthStatus { status: "live" })
+}
+
+/// The process can serve: the database answers.
+#[utoipa::path(get, path = "/health/ready", tag = "operations", responses(
+    (status = 200, body = HealthStatus),
+    (status = 503, description = "the database does not answer", body = crate::errors::Problem, content_type = "application/problem+json"),
+))]
+pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    state.db.ping().await?;
+    Ok(HttpResponse::Ok().json(HealthStatus { status: "ready" }))
+}
+
+/// Prometheus text exposition: request counts and latency histograms by route and status.
+#[utoipa::path(get, path = "/metrics", tag = "operations", responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
+pub async fn metrics(metrics: web::Data<HttpMetrics>) -> HttpResponse {
+    let mut buffer = Vec::new();
+    TextEncoder::new().encode(&metrics.registry.gather(), &mut buffer).expect("metrics encode");
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(buffer)
+}

@@ -1,0 +1,50 @@
+//! The HTTP surface. Every resource answers a wrong method with 405 and `Allow`, and unknown paths
+//! with 404, both as problem details.
+
+mod cron;
+mod health;
+mod setup;
+
+use actix_web::{HttpResponse, Resource, web};
+
+use crate::errors::ApiError;
+
+pub use cron::__path_keep_alive;
+pub use health::{__path_live, __path_metrics, __path_ready};
+pub use setup::{
+    __path_create_location, __path_get_team_settings, __path_list_locations, __path_put_team_settings, LocationView,
+    NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
+};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(resource("/health/live", "GET").route(web::get().to(health::live)))
+        .service(resource("/health/ready", "GET").route(web::get().to(health::ready)))
+        .service(resource("/metrics", "GET").route(web::get().to(health::metrics)))
+        .service(resource("/openapi.json", "GET").route(web::get().to(openapi_json)))
+        .service(resource("/cron/keep-alive", "GET").route(web::get().to(cron::keep_alive)))
+        .service(
+            resource("/api/locations", "GET, POST")
+                .route(web::get().to(setup::list_locations))
+                .route(web::post().to(setup::create_location)),
+        )
+        .service(
+            resource("/api/team/settings", "GET, PUT")
+                .route(web::get().to(setup::get_team_settings))
+                .route(web::put().to(setup::put_team_settings)),
+        )
+        .default_service(web::to(not_found));
+}
+
+/// A resource whose unmatched methods answer 405 with `Allow`.
+fn resource(path: &str, allow: &'static str) -> Resource {
+    web::resource(path).default_service(web::to(move || async move { Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allow)) }))
+}
+
+async fn not_found() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::NotFound)
+}
+
+async fn openapi_json() -> HttpResponse {
+    use utoipa::OpenApi;
+    HttpResponse::Ok().content_type("application/json").body(crate::ApiDoc::openapi().to_json().expect("OpenAPI serializes"))
+}

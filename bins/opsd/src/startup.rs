@@ -1,0 +1,125 @@
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+use anyhow::Context;
+use opsd_core::{Clock, SystemClock};
+use opsd_identity::{Authenticator, DecodingKey, JwksCache, KeySource, TokenPolicy, TokenVerifier};
+use opsd_jobs::JobRunner;
+use opsd_outbound::{HttpJwksFetcher, OutboundTargets};
+use opsd_postgres::{Db, DbConfig, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore, PgTeamSettingsStore};
+use opsd_teams::TeamService;
+
+use crate::config::Config;
+use crate::extract::json::BODY_LIMIT;
+use crate::middleware::{HttpMetrics, record_metrics, request_id};
+use crate::routes;
+use crate::state::AppState;
+
+/// The built server: bound to its port, not yet serving.
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// Connects to the database, runs the migrations, wires the services and binds the listener
+    /// (port 0 picks a free port; `port()` tells which).
+    pub async fn build(config: Config) -> anyhow::Result<Self> {
+        let db = connect_database(&config).await?;
+        let state = web::Data::new(wire(&config, db)?);
+        let metrics = web::Data::new(HttpMetrics::new());
+        let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
+        let port = listener.local_addr()?.port();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(metrics.clone())
+                .app_data(web::PayloadConfig::new(BODY_LIMIT))
+                .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
+                .configure(routes::configure)
+                .wrap(from_fn(record_metrics))
+                .wrap(from_fn(request_id))
+        })
+        .listen(listener)?
+        .shutdown_timeout(30)
+        .run();
+        Ok(Self { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight and returns.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
+    let db = Db::connect(&DbConfig {
+        url: config.database.url.clone(),
+        max_connections: config.database.max_connections,
+        acquire_timeout: config.database.acquire_timeout,
+        statement_timeout: config.database.statement_timeout,
+    })?;
+    opsd_postgres::run_migrations(&db).await.context("running migrations")?;
+    Ok(db)
+}
+
+fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
+    let keys = signing_keys(config, clock.clone())?;
+    let policy = TokenPolicy {
+        issuer: config.identity.issuer.clone(),
+        authorized_parties: config.identity.authorized_parties.clone(),
+    };
+    let authenticator =
+        Authenticator::new(TokenVerifier::new(keys, policy), Arc::new(PgMembershipStore::new(db.clone())));
+    let teams = TeamService::new(
+        Arc::new(PgLocationStore::new(db.clone())),
+        Arc::new(PgTeamSettingsStore::new(db.clone())),
+        Arc::new(outbound),
+    );
+    let jobs = Arc::new(JobRunner::new(
+        Arc::new(PgJobLocks::new(db.clone())),
+        Arc::new(PgJobRunStore::new(db.clone())),
+        clock,
+    ));
+    Ok(AppState {
+        db,
+        credentials: config.credentials.clone(),
+        app_origin: config.app_origin.clone(),
+        authenticator,
+        teams,
+        jobs,
+    })
+}
+
+/// A static PEM key wins over a JWKS URL; with neither, no user token verifies.
+fn signing_keys(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<KeySource> {
+    if let Some(pem) = &config.identity.jwt_public_key_pem {
+        let key = DecodingKey::from_rsa_pem(pem.as_bytes())
+            .map_err(|error| anyhow::anyhow!("IDENTITY_JWT_PUBLIC_KEY: not an RSA public key in PEM form: {error}"))?;
+        return Ok(KeySource::Static(key));
+    }
+    if let Some(url) = &config.identity.jwks_url {
+        let fetcher = Arc::new(HttpJwksFetcher::new(url.clone()));
+        return Ok(KeySource::Jwks(Arc::new(JwksCache::new(fetcher, clock))));
+    }
+    tracing::warn!("neither IDENTITY_JWT_PUBLIC_KEY nor IDENTITY_JWKS_URL is set: user tokens will be refused");
+    Ok(KeySource::Jwks(Arc::new(JwksCache::new(Arc::new(NoKeys), clock))))
+}
+
+struct NoKeys;
+
+#[async_trait::async_trait]
+impl opsd_identity::JwksFetcher for NoKeys {
+    async fn fetch(&self) -> Result<opsd_identity::JwkSet, opsd_core::StoreError> {
+        Ok(opsd_identity::JwkSet { keys: Vec::new() })
+    }
+}

@@ -1,0 +1,18 @@
+use std::sync::Arc;
+
+use opsd_identity::Authenticator;
+use opsd_jobs::JobRunner;
+use opsd_postgres::Db;
+use opsd_teams::TeamService;
+
+use crate::config::CredentialsConfig;
+
+/// What handlers reach: the domain services and the credentials the extractors check.
+pub struct AppState {
+    pub db: Db,
+    pub credentials: CredentialsConfig,
+    pub app_origin: Option<String>,
+    pub authenticator: Authenticator,
+    pub teams: TeamService,
+    pub jobs: Arc<JobRunner>,
+}

@@ -1,0 +1,21 @@
+//! Types every opsd domain shares: identifiers, the authenticated caller, the clock port, the
+//! infrastructure error a port may return, and field-level validation errors.
+
+mod caller;
+mod clock;
+mod ids;
+mod store_error;
+mod validation;
+
+pub use caller::{Caller, Forbidden, Role, TeamMembership};
+pub use clock::{Clock, SystemClock};
+#[cfg(any(test, feature = "mock"))]
+pub use clock::MockClock;
+pub use ids::{LocationId, TeamId, UserId};
+pub use store_error::StoreError;
+pub use validation::{FieldError, ValidationErrors};
+
+mod outbound;
+pub use outbound::{OutboundUrlPolicy, UrlRejected};
+#[cfg(any(test, feature = "mock"))]
+pub use outbound::MockOutboundUrlPolicy;

@@ -1,0 +1,16 @@
+//! Who the caller is: identity-provider session tokens, and the users and memberships they imply.
+
+mod authenticator;
+mod jwks;
+mod ports;
+mod token;
+
+pub use authenticator::{AuthError, Authenticator};
+pub use jwks::JwksCache;
+pub use ports::{JwksFetcher, MembershipStore, SignInOutcome};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockJwksFetcher, MockMembershipStore};
+pub use token::{KeySource, TokenError, TokenPolicy, TokenVerifier, VerifiedToken};
+
+pub use jsonwebtoken::DecodingKey;
+pub use jsonwebtoken::jwk::JwkSet;

@@ -1,0 +1,9 @@
+//! What every scheduled job shares: one run at a time across all instances, and a record of each run.
+
+mod ports;
+mod runner;
+
+pub use ports::{JobLease, JobLocks, JobRunStore};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockJobLease, MockJobLocks, MockJobRunStore};
+pub use runner::{JobOutcome, JobRun, JobRunner, JobStatus};

@@ -1,0 +1,15 @@
+use diesel::result::{DatabaseErrorKind, Error};
+use opsd_core::StoreError;
+
+/// Translates a driver error; the driver's text stays in the log side of `StoreError`.
+pub fn store_error(error: Error) -> StoreError {
+    match &error {
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => StoreError::Unavailable(error.to_string()),
+        _ => StoreError::Unknown(error.to_string()),
+    }
+}
+
+pub(crate) fn is_unique_violation(error: &Error, constraint: &str) -> bool {
+    matches!(error, Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+        if info.constraint_name() == Some(constraint))
+}

@@ -1,0 +1,117 @@
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel::sql_types::{Bool, Text};
+use diesel_async::pooled_connection::deadpool::Object;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use opsd_core::StoreError;
+use opsd_jobs::{JobLease, JobLocks, JobRunStore, JobStatus};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::schema::job_runs;
+use crate::{Db, store_error};
+
+#[derive(QueryableByName)]
+struct Locked {
+    #[diesel(sql_type = Bool)]
+    locked: bool,
+}
+
+/// Session-level advisory locks, one per job name, held on a connection for the whole run.
+pub struct PgJobLocks {
+    db: Db,
+}
+
+impl PgJobLocks {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl JobLocks for PgJobLocks {
+    async fn try_acquire(&self, job: &str) -> Result<Option<Box<dyn JobLease>>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let locked: Locked = diesel::sql_query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked")
+            .bind::<Text, _>(job)
+            .get_result(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(locked.locked.then(|| Box::new(PgJobLease { conn: Some(conn), job: job.to_owned() }) as Box<dyn JobLease>))
+    }
+}
+
+struct PgJobLease {
+    conn: Option<Object<AsyncPgConnection>>,
+    job: String,
+}
+
+#[async_trait]
+impl JobLease for PgJobLease {
+    async fn release(mut self: Box<Self>) {
+        let Some(mut conn) = self.conn.take() else { return };
+        let unlocked = diesel::sql_query("SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS locked")
+            .bind::<Text, _>(&self.job)
+            .get_result::<Locked>(&mut conn)
+            .await;
+        if unlocked.is_err() {
+            // Closing the session is the other way to release a session lock.
+            drop(Object::take(conn));
+        }
+    }
+}
+
+impl Drop for PgJobLease {
+    fn drop(&mut self) {
+        // Dropped without release (a panic mid-run): close the session rather than hand a
+        // connection that still holds the lock back to the pool.
+        if let Some(conn) = self.conn.take() {
+            drop(Object::take(conn));
+        }
+    }
+}
+
+pub struct PgJobRunStore {
+    db: Db,
+}
+
+impl PgJobRunStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl JobRunStore for PgJobRunStore {
+    async fn started(&self, run: Uuid, job: &str, correlation: Uuid, at: OffsetDateTime) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::insert_into(job_runs::table)
+            .values((
+                job_runs::id.eq(run),
+                job_runs::job.eq(job),
+                job_runs::correlation_id.eq(correlation),
+                job_runs::started_at.eq(at),
+                job_runs::status.eq("running"),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn finished(
+        &self,
+        run: Uuid,
+        status: JobStatus,
+        summary: serde_json::Value,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::update(job_runs::table.find(run))
+            .set((job_runs::status.eq(status.as_str()), job_runs::summary.eq(summary), job_runs::finished_at.eq(at)))
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,14 @@
+//! PostgreSQL adapters (diesel + diesel-async + deadpool) for the domain ports.
+
+mod error;
+mod jobs;
+mod locations;
+mod memberships;
+mod pool;
+pub mod schema;
+
+pub use error::store_error;
+pub use jobs::{PgJobLocks, PgJobRunStore};
+pub use locations::{PgLocationStore, PgTeamSettingsStore};
+pub use memberships::PgMembershipStore;
+pub use pool::{Db, DbConfig, MIGRATIONS, run_migrations};

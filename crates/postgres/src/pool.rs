@@ -1,0 +1,75 @@
+use std::time::Duration;
+
+use diesel::ConnectionError;
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use opsd_core::StoreError;
+
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
+
+#[derive(Debug, Clone)]
+pub struct DbConfig {
+    pub url: String,
+    pub max_connections: usize,
+    /// How long a request waits for a free connection before it is answered 503.
+    pub acquire_timeout: Duration,
+    pub statement_timeout: Duration,
+}
+
+/// The connection pool, shared by every adapter.
+#[derive(Clone)]
+pub struct Db {
+    pool: Pool<AsyncPgConnection>,
+}
+
+impl Db {
+    pub fn connect(config: &DbConfig) -> Result<Self, StoreError> {
+        let statement_timeout_ms = config.statement_timeout.as_millis();
+        let mut manager_config = ManagerConfig::default();
+        manager_config.custom_setup = Box::new(move |url| {
+            Box::pin(async move {
+                let mut conn = AsyncPgConnection::establish(url).await?;
+                conn.batch_execute(&format!(
+                    "SET application_name = 'opsd'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
+                ))
+                .await
+                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+                Ok(conn)
+            })
+        });
+        let manager = AsyncDieselConnectionManager::new_with_config(config.url.clone(), manager_config);
+        let pool = Pool::builder(manager)
+            .max_size(config.max_connections)
+            .wait_timeout(Some(config.acquire_timeout))
+            .create_timeout(Some(config.acquire_timeout))
+            .runtime(deadpool::Runtime::Tokio1)
+            .build()
+            .map_err(|error| StoreError::Unknown(error.to_string()))?;
+        Ok(Self { pool })
+    }
+
+    pub async fn conn(&self) -> Result<Object<AsyncPgConnection>, StoreError> {
+        self.pool.get().await.map_err(|error| match error {
+            PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed => {
+                StoreError::Unavailable(error.to_string())
+            }
+            _ => StoreError::Unknown(error.to_string()),
+        })
+    }
+
+    /// `SELECT 1`: the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.batch_execute("SELECT 1").await.map_err(crate::store_error)
+    }
+}
+
+/// Runs the embedded migrations that have not run yet. Needs Tokio's multi-thread runtime.
+pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
+    let conn = db.conn().await?;
+    let mut harness = AsyncMigrationHarness::new(conn);
+    tokio::task::block_in_place(|| harness.run_pending_migrations(MIGRATIONS).map(|_| ()))
+        .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")))
+}

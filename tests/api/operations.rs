@@ -1,0 +1,75 @@
+use opsd_tests::{TestApp, problem};
+use serde_json::Value;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn liveness_and_readiness_answer_200() {
+    let app = TestApp::spawn().await;
+    let live = app.get("/health/live").send().await.unwrap();
+    assert_eq!(live.status(), 200);
+    assert_eq!(live.json::<Value>().await.unwrap()["status"], "live");
+    let ready = app.get("/health/ready").send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+    assert_eq!(ready.json::<Value>().await.unwrap()["status"], "ready");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn readiness_and_keep_alive_answer_503_when_the_database_is_gone() {
+    let app = TestApp::spawn().await;
+    assert_eq!(app.get("/cron/keep-alive").send().await.unwrap().status(), 200);
+    // Take the database away under the running server.
+    let name = app.db_url.rsplit('/').next().unwrap().to_owned();
+    let admin_url = format!("{}/postgres", app.db_url.rsplit_once('/').unwrap().0);
+    let (admin, connection) = tokio_postgres::connect(&admin_url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)")).await.unwrap();
+
+    problem(app.get("/health/ready").send().await.unwrap(), 503, "unavailable").await;
+    problem(app.get("/cron/keep-alive").send().await.unwrap(), 503, "unavailable").await;
+    assert_eq!(app.get("/health/live").send().await.unwrap().status(), 200, "liveness does not depend on the database");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keep_alive_is_public_plain_text_and_writes_nothing() {
+    let app = TestApp::spawn().await;
+    let response = app.get("/cron/keep-alive").send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    assert_eq!(response.text().await.unwrap(), "ok");
+    assert_eq!(app.count("job_runs").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_response_carries_a_request_id_and_a_sane_inbound_one_is_kept() {
+    let app = TestApp::spawn().await;
+    let kept = app.get("/health/live").header("x-request-id", "abc-123.def").send().await.unwrap();
+    assert_eq!(kept.headers()["x-request-id"], "abc-123.def");
+
+    let replaced = app.get("/health/live").header("x-request-id", "bad id <script>").send().await.unwrap();
+    let id = replaced.headers()["x-request-id"].to_str().unwrap();
+    assert!(uuid::Uuid::parse_str(id).is_ok(), "{id}");
+
+    let fresh = app.get("/nowhere").send().await.unwrap();
+    assert!(uuid::Uuid::parse_str(fresh.headers()["x-request-id"].to_str().unwrap()).is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_count_requests_by_route_pattern_and_status() {
+    let app = TestApp::spawn().await;
+    app.get("/health/live").send().await.unwrap();
+    app.get("/api/locations").send().await.unwrap();
+    let text = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(text.contains(r#"http_requests_total{method="GET",route="/health/live",status="200"} 1"#), "{text}");
+    assert!(text.contains(r#"route="/api/locations",status="401""#), "{text}");
+    assert!(text.contains("http_request_duration_seconds_bucket"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_openapi_document_is_3_1_and_names_every_route() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app.get("/openapi.json").send().await.unwrap().json().await.unwrap();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"), "{}", doc["openapi"]);
+    for path in ["/health/live", "/health/ready", "/metrics", "/cron/keep-alive", "/api/locations", "/api/team/settings"] {
+        assert!(doc["paths"].get(path).is_some(), "{path} is missing");
+    }
+    assert!(doc["components"]["securitySchemes"].get("bearer").is_some());
+}

@@ -1,0 +1,140 @@
+use std::time::Duration;
+
+use opsd::Application;
+use opsd::config::{Config, CredentialsConfig, DatabaseConfig, IdentityConfig};
+use opsd_test_db::TestDatabase;
+use secrecy::SecretString;
+use serde_json::Value;
+
+use crate::tokens::{AUTHORIZED_PARTY, ISSUER, SIGNING_PUBLIC_KEY, TokenMinter};
+use crate::{API_KEY, APP_ORIGIN, CRON_SECRET, ROTATED_API_KEY};
+
+/// One running server on its own database. Several may share a database (`spawn_instance`).
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub tokens: TokenMinter,
+    pub db_url: String,
+    _database: Option<std::sync::Arc<TestDatabase>>,
+    database_handle: std::sync::Arc<TestDatabase>,
+}
+
+pub fn test_config(db_url: &str) -> Config {
+    Config {
+        bind_addr: "127.0.0.1:0".parse().unwrap(),
+        database: DatabaseConfig {
+            url: db_url.to_owned(),
+            max_connections: 8,
+            acquire_timeout: Duration::from_secs(3),
+            statement_timeout: Duration::from_secs(10),
+        },
+        credentials: CredentialsConfig {
+            api_keys: vec![SecretString::from(API_KEY), SecretString::from(ROTATED_API_KEY)],
+            cron_secret: Some(SecretString::from(CRON_SECRET)),
+        },
+        identity: IdentityConfig {
+            jwks_url: None,
+            jwt_public_key_pem: Some(SIGNING_PUBLIC_KEY.to_owned()),
+            issuer: Some(ISSUER.to_owned()),
+            authorized_parties: vec![AUTHORIZED_PARTY.to_owned()],
+            webhook_secret: None,
+        },
+        app_origin: Some(APP_ORIGIN.to_owned()),
+        outbound_allow_loopback: true,
+    }
+}
+
+impl TestApp {
+    pub async fn spawn() -> Self {
+        Self::spawn_with(|_| {}).await
+    }
+
+    /// A server on a fresh database, with the test configuration adjusted by `customize`.
+    pub async fn spawn_with(customize: impl FnOnce(&mut Config)) -> Self {
+        opsd::telemetry::init_for_tests();
+        let database = std::sync::Arc::new(TestDatabase::new().await);
+        Self::start(database, customize).await
+    }
+
+    /// A second server on this one's database, as a second instance behind a load balancer.
+    pub async fn spawn_instance(&self) -> Self {
+        Self::start(self.database_handle.clone(), |_| {}).await
+    }
+
+    async fn start(database: std::sync::Arc<TestDatabase>, customize: impl FnOnce(&mut Config)) -> Self {
+        let mut config = test_config(database.url());
+        customize(&mut config);
+        let app = Application::build(config).await.expect("the test server builds");
+        let address = format!("http://127.0.0.1:{}", app.port());
+        tokio::spawn(app.run_until_stopped());
+        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        Self {
+            address,
+            client,
+            tokens: TokenMinter,
+            db_url: database.url().to_owned(),
+            _database: Some(database.clone()),
+            database_handle: database,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.get(self.url(path))
+    }
+
+    pub fn post(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.post(self.url(path))
+    }
+
+    pub fn put(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.put(self.url(path))
+    }
+
+    pub fn patch(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.patch(self.url(path))
+    }
+
+    pub fn delete(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.delete(self.url(path))
+    }
+
+    /// A direct connection to this server's database, for arranging and asserting rows.
+    pub async fn pg(&self) -> tokio_postgres::Client {
+        let (client, connection) = tokio_postgres::connect(&self.db_url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+    }
+
+    pub async fn count(&self, table: &str) -> i64 {
+        let pg = self.pg().await;
+        pg.query_one(&format!("SELECT count(*) FROM {table}"), &[]).await.unwrap().get(0)
+    }
+
+    /// Creates a location for `team` as its admin and returns its id.
+    pub async fn create_location(&self, team: &str, slug: &str) -> String {
+        let response = self
+            .post("/api/locations")
+            .bearer_auth(self.tokens.admin("user_admin", team))
+            .json(&serde_json::json!({ "name": slug, "slug": slug, "timezone": "America/Chicago" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201, "creating location {slug}");
+        response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
+    }
+}
+
+/// Asserts a problem-details answer with `status` and `code`, and returns its body.
+pub async fn problem(response: reqwest::Response, status: u16, code: &str) -> Value {
+    assert_eq!(response.status().as_u16(), status, "status");
+    let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(content_type.as_deref(), Some("application/problem+json"));
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], code, "code in {body}");
+    assert_eq!(body["status"], status);
+    body
+}

@@ -1,0 +1,15 @@
+//! The test harness: the real server on a random port against its own fresh database, a minter
+//! of RS256 identity-provider tokens, and direct database access for asserting what was written.
+
+mod app;
+mod tokens;
+
+pub use app::{TestApp, problem};
+pub use tokens::{ISSUER, TokenMinter, AUTHORIZED_PARTY};
+pub use opsd_test_db::TestDatabase;
+
+/// The web app's origin the test server trusts for cookie-authenticated changes.
+pub const APP_ORIGIN: &str = "https://app.test.example";
+pub const API_KEY: &str = "test-api-key";
+pub const ROTATED_API_KEY: &str = "test-api-key-next";
+pub const CRON_SECRET: &str = "test-cron-secret";
