@@ -51,3 +51,7 @@ db-down:
 
 lint:
     cargo clippy --workspace --all-targets -- -D warnings
+
+# Fuzz the HTTP surface with schemathesis against /openapi.json of a running server.
+fuzz-api:
+    scripts/fuzz-api.sh

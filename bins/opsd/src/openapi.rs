@@ -20,7 +20,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::create_location, routes::list_locations, routes::put_team_settings, routes::get_team_settings,
     ),
     components(schemas(Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView)),
-    modifiers(&SecuritySchemes),
+    modifiers(&SecuritySchemes, &ProblemResponses),
     tags(
         (name = "operations", description = "Health, metrics and the API document"),
         (name = "jobs", description = "Scheduled jobs called by the external cron scheduler"),
@@ -47,5 +47,29 @@ impl Modify for SecuritySchemes {
                 "The identity provider's session cookie; changes must carry Origin equal to APP_ORIGIN.",
             ))),
         );
+    }
+}
+
+/// Every operation may also answer a problem-details error (400, 401, 403, 404, 405, 413, 415, 429,
+/// 500, 503 as the contract describes): documented once as each operation's `default` response.
+struct ProblemResponses;
+
+impl Modify for ProblemResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let problem = ResponseBuilder::new()
+            .description("An error, as RFC 9457 problem details")
+            .content("application/problem+json", ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build())
+            .build();
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [
+                &mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                operation.responses.responses.entry("default".into()).or_insert_with(|| problem.clone().into());
+            }
+        }
     }
 }
