@@ -2,5 +2,7 @@
 
 mod auth;
 mod errors;
+mod incidents;
+mod reports;
 mod operations;
 mod setup;

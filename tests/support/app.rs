@@ -40,6 +40,7 @@ pub fn test_config(db_url: &str) -> Config {
             webhook_secret: None,
         },
         app_origin: Some(APP_ORIGIN.to_owned()),
+        contact_retention_days: 30,
         outbound_allow_loopback: true,
     }
 }

@@ -21,6 +21,8 @@ pub struct Config {
     pub identity: IdentityConfig,
     /// The web app's origin: cookie-authenticated unsafe requests must come from it.
     pub app_origin: Option<String>,
+    /// Soft-deleted contacts older than this are pruned by the prune job.
+    pub contact_retention_days: u32,
     /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
     pub outbound_allow_loopback: bool,
 }
@@ -72,6 +74,7 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            contact_retention_days: parsed("CONTACT_RETENTION_DAYS")?.unwrap_or(30),
             outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,
         })
     }

@@ -4,7 +4,18 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use crate::errors::{Problem, ProblemField};
-use crate::routes::{self, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView};
+use opsd_incidents::{
+    Comment, Contact, ContactMode, ContactRequest, Incident, IncidentDetail, IncidentRequest, IncidentType, Severity,
+    Status, StatusChange,
+};
+use opsd_reports::{
+    EmployeeReview, EmployeeReviewRequest, ManagerReport, ManagerReportRequest, ReportShift, ShiftReport,
+    ShiftReportRequest,
+};
+
+use crate::routes::{
+    self, CommentRequest, LocationView, NewLocationRequest, StatusRequest, TeamSettingsRequest, TeamSettingsView,
+};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -17,14 +28,26 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
     ),
     paths(
         routes::live, routes::ready, routes::metrics, routes::keep_alive,
+        routes::prune_soft_deleted_contacts,
         routes::create_location, routes::list_locations, routes::put_team_settings, routes::get_team_settings,
+        routes::report_incident, routes::list_incidents, routes::get_incident, routes::change_status, routes::comment,
+        routes::add_contact, routes::contacts, routes::remove_contact,
+        routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
     ),
-    components(schemas(Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView)),
+    components(schemas(
+        Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
+        IncidentRequest, Incident, IncidentDetail, Comment, StatusChange, Contact, ContactRequest, ContactMode,
+        IncidentType, Severity, Status, CommentRequest, StatusRequest,
+        ShiftReportRequest, ShiftReport, ManagerReportRequest, ManagerReport, EmployeeReviewRequest, EmployeeReview,
+        ReportShift,
+    )),
     modifiers(&SecuritySchemes, &ProblemResponses),
     tags(
         (name = "operations", description = "Health, metrics and the API document"),
         (name = "jobs", description = "Scheduled jobs called by the external cron scheduler"),
         (name = "setup", description = "Setting a team up"),
+        (name = "incidents", description = "Incidents and contacts"),
+        (name = "reports", description = "Shift and manager reports"),
     )
 )]
 pub struct ApiDoc;

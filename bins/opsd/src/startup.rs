@@ -9,7 +9,12 @@ use opsd_core::{Clock, SystemClock};
 use opsd_identity::{Authenticator, DecodingKey, JwksCache, KeySource, TokenPolicy, TokenVerifier};
 use opsd_jobs::JobRunner;
 use opsd_outbound::{HttpJwksFetcher, OutboundTargets};
-use opsd_postgres::{Db, DbConfig, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore, PgTeamSettingsStore};
+use opsd_incidents::IncidentService;
+use opsd_postgres::{
+    Db, DbConfig, PgContactStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore,
+    PgReportStore, PgTeamSettingsStore,
+};
+use opsd_reports::ReportService;
 use opsd_teams::TeamService;
 
 use crate::config::Config;
@@ -85,6 +90,12 @@ fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
         Arc::new(PgTeamSettingsStore::new(db.clone())),
         Arc::new(outbound),
     );
+    let incidents = IncidentService::new(
+        Arc::new(PgIncidentStore::new(db.clone())),
+        Arc::new(PgContactStore::new(db.clone())),
+        clock.clone(),
+    );
+    let reports = ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone());
     let jobs = Arc::new(JobRunner::new(
         Arc::new(PgJobLocks::new(db.clone())),
         Arc::new(PgJobRunStore::new(db.clone())),
@@ -96,6 +107,9 @@ fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
         app_origin: config.app_origin.clone(),
         authenticator,
         teams,
+        incidents,
+        reports,
+        contact_retention_days: config.contact_retention_days,
         jobs,
     })
 }

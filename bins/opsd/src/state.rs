@@ -1,6 +1,8 @@
 use std::sync::Arc;
 
 use opsd_identity::Authenticator;
+use opsd_incidents::IncidentService;
+use opsd_reports::ReportService;
 use opsd_jobs::JobRunner;
 use opsd_postgres::Db;
 use opsd_teams::TeamService;
@@ -14,5 +16,8 @@ pub struct AppState {
     pub app_origin: Option<String>,
     pub authenticator: Authenticator,
     pub teams: TeamService,
+    pub incidents: IncidentService,
+    pub reports: ReportService,
+    pub contact_retention_days: u32,
     pub jobs: Arc<JobRunner>,
 }

@@ -19,3 +19,10 @@ mod outbound;
 pub use outbound::{OutboundUrlPolicy, UrlRejected};
 #[cfg(any(test, feature = "mock"))]
 pub use outbound::MockOutboundUrlPolicy;
+
+mod money;
+pub use money::{Money, parse_money};
+pub use rust_decimal::Decimal;
+
+mod dates;
+pub use dates::{iso_date, parse_iso_date};

@@ -55,8 +55,104 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    contacts (id) {
+        id -> Uuid,
+        team_id -> Text,
+        name -> Text,
+        phone -> Nullable<Text>,
+        email -> Nullable<Text>,
+        notes -> Nullable<Text>,
+        created_at -> Timestamptz,
+        deleted_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    incidents (id) {
+        id -> Uuid,
+        team_id -> Text,
+        location_id -> Uuid,
+        #[sql_name = "type"]
+        incident_type -> Text,
+        severity -> Text,
+        status -> Text,
+        notes -> Text,
+        media_urls -> Array<Text>,
+        contact_id -> Nullable<Uuid>,
+        reported_by -> Text,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    incident_comments (id) {
+        id -> Uuid,
+        incident_id -> Uuid,
+        author_id -> Text,
+        content -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    incident_status_changes (id) {
+        id -> Uuid,
+        incident_id -> Uuid,
+        from_status -> Text,
+        to_status -> Text,
+        changed_by -> Text,
+        changed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    shift_reports (id) {
+        id -> Uuid,
+        team_id -> Text,
+        location_id -> Uuid,
+        date -> Date,
+        shift -> Text,
+        actual_sales -> Numeric,
+        goal_sales -> Numeric,
+        hero -> Nullable<Text>,
+        submitted_by -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    manager_reports (id) {
+        id -> Uuid,
+        team_id -> Text,
+        location_id -> Uuid,
+        date -> Date,
+        total_sales -> Numeric,
+        employee_reviews -> Jsonb,
+        submitted_by -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(memberships -> teams (team_id));
 diesel::joinable!(locations -> teams (team_id));
 
-diesel::allow_tables_to_appear_in_same_query!(teams, users, memberships, locations, job_runs);
+diesel::joinable!(incidents -> locations (location_id));
+diesel::joinable!(incident_comments -> incidents (incident_id));
+diesel::joinable!(incident_status_changes -> incidents (incident_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    teams,
+    users,
+    memberships,
+    locations,
+    job_runs,
+    contacts,
+    incidents,
+    incident_comments,
+    incident_status_changes,
+    shift_reports,
+    manager_reports,
+);

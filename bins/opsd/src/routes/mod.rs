@@ -3,13 +3,21 @@
 
 mod cron;
 mod health;
+mod incidents;
+mod reports;
 mod setup;
 
 use actix_web::{HttpResponse, Resource, web};
 
 use crate::errors::ApiError;
 
-pub use cron::__path_keep_alive;
+pub use cron::{__path_keep_alive, __path_prune_soft_deleted_contacts};
+pub use incidents::{
+    __path_add_contact, __path_change_status, __path_comment, __path_contacts, __path_get as __path_get_incident,
+    __path_list as __path_list_incidents, __path_remove_contact, __path_report as __path_report_incident,
+    CommentRequest, StatusRequest,
+};
+pub use reports::{__path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift};
 pub use health::{__path_live, __path_metrics, __path_ready};
 pub use setup::{
     __path_create_location, __path_get_team_settings, __path_list_locations, __path_put_team_settings, LocationView,
@@ -22,6 +30,36 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/metrics", "GET").route(web::get().to(health::metrics)))
         .service(resource("/openapi.json", "GET").route(web::get().to(openapi_json)))
         .service(resource("/cron/keep-alive", "GET").route(web::get().to(cron::keep_alive)))
+        .service(
+            resource("/cron/prune-soft-deleted-contacts", "GET").route(web::get().to(cron::prune_soft_deleted_contacts)),
+        )
+        .service(
+            resource("/api/incidents", "GET, POST")
+                .route(web::get().to(incidents::list))
+                .route(web::post().to(incidents::report)),
+        )
+        .service(
+            resource("/api/incidents/{id}", "GET, PATCH")
+                .route(web::get().to(incidents::get))
+                .route(web::patch().to(incidents::change_status)),
+        )
+        .service(resource("/api/incidents/{id}/comments", "POST").route(web::post().to(incidents::comment)))
+        .service(
+            resource("/api/contacts", "GET, POST")
+                .route(web::get().to(incidents::contacts))
+                .route(web::post().to(incidents::add_contact)),
+        )
+        .service(resource("/api/contacts/{id}", "DELETE").route(web::delete().to(incidents::remove_contact)))
+        .service(
+            resource("/api/reports/shift", "GET, POST")
+                .route(web::get().to(reports::shift_reports))
+                .route(web::post().to(reports::submit_shift)),
+        )
+        .service(
+            resource("/api/reports/manager", "GET, POST")
+                .route(web::get().to(reports::manager_reports))
+                .route(web::post().to(reports::submit_manager)),
+        )
         .service(
             resource("/api/locations", "GET, POST")
                 .route(web::get().to(setup::list_locations))

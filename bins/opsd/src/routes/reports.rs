@@ -1,0 +1,88 @@
+//! Shift reports (staff) and manager reports (admins).
+
+use actix_web::{HttpResponse, web};
+use opsd_core::LocationId;
+use opsd_reports::{ManagerReport, ManagerReportRequest, ReportError, ReportRange, ShiftReport, ShiftReportRequest};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::errors::ApiError;
+use crate::extract::{AnyCaller, JsonBody, QueryParams};
+use crate::state::AppState;
+
+impl From<ReportError> for ApiError {
+    fn from(error: ReportError) -> Self {
+        match error {
+            ReportError::Forbidden(forbidden) => forbidden.into(),
+            ReportError::Invalid(errors) => errors.into(),
+            ReportError::Duplicate(existing) => ApiError::Conflict {
+                detail: "A report for this location, date and shift exists.",
+                existing_id: Some(existing.to_string()),
+            },
+            ReportError::NotFound => ApiError::NotFound,
+            ReportError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// Files an end-of-shift report; one per location, date and shift (a second is 409 naming the first).
+#[utoipa::path(post, path = "/api/reports/shift", tag = "reports", request_body = ShiftReportRequest,
+    security(("bearer" = []), ("session" = [])), responses((status = 201, body = ShiftReport)))]
+pub async fn submit_shift(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    JsonBody(body): JsonBody<ShiftReportRequest>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Created().json(state.reports.submit_shift(&caller, body).await?))
+}
+
+/// Files a manager's daily report (admin); one per location and date.
+#[utoipa::path(post, path = "/api/reports/manager", tag = "reports", request_body = ManagerReportRequest,
+    security(("bearer" = []), ("session" = [])), responses((status = 201, body = ManagerReport)))]
+pub async fn submit_manager(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    JsonBody(body): JsonBody<ManagerReportRequest>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Created().json(state.reports.submit_manager(&caller, body).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct ReportQuery {
+    location_id: Uuid,
+    /// `YYYY-MM-DD`; default 30 days before `to`.
+    from: Option<String>,
+    /// `YYYY-MM-DD`; default today (UTC). At most 366 days after `from`.
+    to: Option<String>,
+}
+
+impl From<ReportQuery> for ReportRange {
+    fn from(query: ReportQuery) -> Self {
+        ReportRange { location_id: LocationId(query.location_id), from: query.from, to: query.to }
+    }
+}
+
+/// A location's shift reports in a date range, by date and shift.
+#[utoipa::path(get, path = "/api/reports/shift", tag = "reports", params(ReportQuery),
+    security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ShiftReport>)))]
+pub async fn shift_reports(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    QueryParams(query): QueryParams<ReportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.reports.shift_reports(&caller, query.into()).await?))
+}
+
+/// A location's manager reports in a date range, by date.
+#[utoipa::path(get, path = "/api/reports/manager", tag = "reports", params(ReportQuery),
+    security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ManagerReport>)))]
+pub async fn manager_reports(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    QueryParams(query): QueryParams<ReportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.reports.manager_reports(&caller, query.into()).await?))
+}

@@ -1,0 +1,275 @@
+use opsd_core::{FieldError, LocationId, TeamId, UserId};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::contact::{ContactId, NewContact};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct IncidentId(pub Uuid);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum IncidentType {
+    Injury,
+    #[serde(rename = "Near Miss")]
+    NearMiss,
+    #[serde(rename = "Spill / Slip Hazard")]
+    SpillSlipHazard,
+    Complaint,
+    Maintenance,
+    Stockout,
+}
+
+impl IncidentType {
+    pub const ALL: [IncidentType; 6] = [
+        IncidentType::Injury,
+        IncidentType::NearMiss,
+        IncidentType::SpillSlipHazard,
+        IncidentType::Complaint,
+        IncidentType::Maintenance,
+        IncidentType::Stockout,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IncidentType::Injury => "Injury",
+            IncidentType::NearMiss => "Near Miss",
+            IncidentType::SpillSlipHazard => "Spill / Slip Hazard",
+            IncidentType::Complaint => "Complaint",
+            IncidentType::Maintenance => "Maintenance",
+            IncidentType::Stockout => "Stockout",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == stored)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<Self> {
+        [Severity::Low, Severity::Medium, Severity::High, Severity::Critical].into_iter().find(|s| s.as_str() == stored)
+    }
+}
+
+/// Any status may follow any other; a new incident is `reported`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Reported,
+    Investigating,
+    Deferred,
+    Resolved,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Reported => "reported",
+            Status::Investigating => "investigating",
+            Status::Deferred => "deferred",
+            Status::Resolved => "resolved",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<Self> {
+        [Status::Reported, Status::Investigating, Status::Deferred, Status::Resolved]
+            .into_iter()
+            .find(|s| s.as_str() == stored)
+    }
+}
+
+/// 1 to 5000 characters (Unicode scalar values), not only whitespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncidentNotes(String);
+
+impl IncidentNotes {
+    pub const MAX_CHARS: usize = 5000;
+
+    pub fn parse(field: &str, raw: &str) -> Result<Self, FieldError> {
+        if raw.trim().is_empty() {
+            return Err(FieldError::new(field, "must not be empty or only whitespace"));
+        }
+        if raw.chars().count() > Self::MAX_CHARS {
+            return Err(FieldError::new(field, "must be at most 5000 characters"));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// At most 10 absolute `https` URLs of at most 2048 characters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MediaUrls(Vec<String>);
+
+impl MediaUrls {
+    pub fn parse(raw: Vec<String>) -> Result<Self, FieldError> {
+        if raw.len() > 10 {
+            return Err(FieldError::new("mediaUrls", "must hold at most 10 URLs"));
+        }
+        for (index, value) in raw.iter().enumerate() {
+            let field = format!("mediaUrls[{index}]");
+            if value.len() > 2048 {
+                return Err(FieldError::new(field, "must be at most 2048 characters"));
+            }
+            let parsed = url::Url::parse(value).map_err(|_| FieldError::new(field.clone(), "must be an absolute URL"))?;
+            if parsed.scheme() != "https" || parsed.host_str().is_none() {
+                return Err(FieldError::new(field, "must be an https URL"));
+            }
+        }
+        Ok(Self(raw))
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// A validated incident report. The contact choice is resolved by the store in the incident's
+/// transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewIncident {
+    pub location_id: LocationId,
+    pub incident_type: IncidentType,
+    pub severity: Severity,
+    pub notes: IncidentNotes,
+    pub media_urls: MediaUrls,
+    pub contact: ContactChoice,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContactChoice {
+    None,
+    Existing(ContactId),
+    New(NewContact),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Incident {
+    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
+    pub id: IncidentId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub team_id: TeamId,
+    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
+    pub location_id: LocationId,
+    #[serde(rename = "type")]
+    pub incident_type: IncidentType,
+    pub severity: Severity,
+    pub status: Status,
+    pub notes: String,
+    pub media_urls: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Uuid>))]
+    pub contact_id: Option<ContactId>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub reported_by: UserId,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Comment {
+    pub id: Uuid,
+    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
+    pub incident_id: IncidentId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub author_id: UserId,
+    pub content: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StatusChange {
+    pub from: Status,
+    pub to: Status,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub by: UserId,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub at: OffsetDateTime,
+}
+
+/// An incident with its comments and status history, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentDetail {
+    #[serde(flatten)]
+    pub incident: Incident,
+    pub comments: Vec<Comment>,
+    pub status_history: Vec<StatusChange>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_count_characters_not_bytes() {
+        assert!(IncidentNotes::parse("notes", &"é".repeat(5000)).is_ok());
+        assert!(IncidentNotes::parse("notes", &"a".repeat(5001)).is_err());
+        assert!(IncidentNotes::parse("notes", " \n\t ").is_err());
+        assert!(IncidentNotes::parse("notes", "").is_err());
+    }
+
+    #[test]
+    fn media_urls_are_at_most_ten_https_urls() {
+        assert!(MediaUrls::parse(vec!["https://blob.example/a.jpg".into(); 10]).is_ok());
+        assert_eq!(MediaUrls::parse(vec!["https://blob.example/a.jpg".into(); 11]).unwrap_err().field, "mediaUrls");
+        let error = MediaUrls::parse(vec!["https://ok.example/".into(), "http://blob.example/a.jpg".into()]).unwrap_err();
+        assert_eq!(error.field, "mediaUrls[1]");
+        assert!(MediaUrls::parse(vec!["/relative.jpg".into()]).is_err());
+        assert!(MediaUrls::parse(vec![format!("https://b.example/{}", "a".repeat(2048))]).is_err());
+    }
+
+    #[test]
+    fn enum_names_round_trip_exactly() {
+        for t in IncidentType::ALL {
+            assert_eq!(IncidentType::parse(t.as_str()), Some(t));
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
+        assert_eq!(IncidentType::parse("injury"), None);
+        assert_eq!(Status::parse("resolved"), Some(Status::Resolved));
+        assert_eq!(Severity::parse("CRITICAL"), None);
+    }
+}

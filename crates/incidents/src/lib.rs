@@ -1,0 +1,20 @@
+//! Incidents (report, comment, change status, read back) and the contacts they may name.
+
+mod contact;
+mod cursor;
+mod incident;
+mod ports;
+mod requests;
+mod service;
+
+pub use contact::{Contact, ContactId, NewContact};
+pub use cursor::Cursor;
+pub use incident::{
+    Comment, ContactChoice, Incident, IncidentDetail, IncidentId, IncidentNotes, IncidentType, MediaUrls, NewIncident, Severity,
+    Status, StatusChange,
+};
+pub use ports::{CreateIncidentError, IncidentFilter, IncidentStore, ContactStore};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockContactStore, MockIncidentStore};
+pub use requests::{ContactMode, ContactRequest, IncidentRequest};
+pub use service::{IncidentError, IncidentService, ListIncidents, Page};

@@ -1,0 +1,196 @@
+//! The report bodies as clients send them; `parse` turns them into validated reports.
+
+use opsd_core::{LocationId, ValidationErrors, parse_iso_date, parse_money};
+use serde::Deserialize;
+use time::Date;
+use uuid::Uuid;
+
+use crate::model::{EmployeeReview, NewManagerReport, NewShiftReport, ReportShift};
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ShiftReportRequest {
+    pub location_id: Uuid,
+    /// `YYYY-MM-DD`, not after tomorrow.
+    pub date: String,
+    pub shift: ReportShift,
+    /// At least 0, at most 2 decimals.
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 0))]
+    pub actual_sales: serde_json::Number,
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 0))]
+    pub goal_sales: serde_json::Number,
+    /// Hero of the Shift: at most 100 characters, trimmed.
+    pub hero: Option<String>,
+}
+
+impl ShiftReportRequest {
+    /// `latest_date` is the last date a report may be for (tomorrow).
+    pub fn parse(self, latest_date: Date) -> Result<NewShiftReport, ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let date = check_date(&mut errors, &self.date, latest_date);
+        let actual_sales = errors.check(parse_money("actualSales", &self.actual_sales.to_string()));
+        let goal_sales = errors.check(parse_money("goalSales", &self.goal_sales.to_string()));
+        let hero = self.hero.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned);
+        if hero.as_ref().is_some_and(|h| h.chars().count() > 100) {
+            errors.push("hero", "must be at most 100 characters");
+        }
+        errors.into_result()?;
+        Ok(NewShiftReport {
+            location_id: LocationId(self.location_id),
+            date: date.expect("checked"),
+            shift: self.shift,
+            actual_sales: actual_sales.expect("checked"),
+            goal_sales: goal_sales.expect("checked"),
+            hero,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EmployeeReviewRequest {
+    /// 1 to 100 characters.
+    pub employee_name: String,
+    /// The scheduling provider's employee key, at most 100 characters.
+    pub employee_key: Option<String>,
+    /// An integer from 1 to 5.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5))]
+    pub rating: i64,
+    /// At most 2000 characters.
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ManagerReportRequest {
+    pub location_id: Uuid,
+    /// `YYYY-MM-DD`, not after tomorrow.
+    pub date: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 0))]
+    pub total_sales: serde_json::Number,
+    /// At most 100 reviews.
+    pub employee_reviews: Option<Vec<EmployeeReviewRequest>>,
+}
+
+impl ManagerReportRequest {
+    pub fn parse(self, latest_date: Date) -> Result<NewManagerReport, ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let date = check_date(&mut errors, &self.date, latest_date);
+        let total_sales = errors.check(parse_money("totalSales", &self.total_sales.to_string()));
+        let reviews = self.employee_reviews.unwrap_or_default();
+        if reviews.len() > 100 {
+            errors.push("employeeReviews", "must hold at most 100 reviews");
+        }
+        let employee_reviews = reviews
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, review)| review_of(&mut errors, index, review))
+            .collect();
+        errors.into_result()?;
+        Ok(NewManagerReport {
+            location_id: LocationId(self.location_id),
+            date: date.expect("checked"),
+            total_sales: total_sales.expect("checked"),
+            employee_reviews,
+        })
+    }
+}
+
+fn check_date(errors: &mut ValidationErrors, raw: &str, latest: Date) -> Option<Date> {
+    let date = errors.check(parse_iso_date("date", raw))?;
+    if date > latest {
+        errors.push("date", "must not be after tomorrow");
+        return None;
+    }
+    Some(date)
+}
+
+fn review_of(errors: &mut ValidationErrors, index: usize, review: EmployeeReviewRequest) -> Option<EmployeeReview> {
+    let field = |name: &str| format!("employeeReviews[{index}].{name}");
+    let before = errors.errors().len();
+    let name = review.employee_name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        errors.push(field("employeeName"), "must be 1 to 100 characters");
+    }
+    let key = review.employee_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    if key.is_some_and(|k| k.chars().count() > 100) {
+        errors.push(field("employeeKey"), "must be at most 100 characters");
+    }
+    if !(1..=5).contains(&review.rating) {
+        errors.push(field("rating"), "must be an integer from 1 to 5");
+    }
+    let notes = review.notes.as_deref().map(str::trim).filter(|n| !n.is_empty());
+    if notes.is_some_and(|n| n.chars().count() > 2000) {
+        errors.push(field("notes"), "must be at most 2000 characters");
+    }
+    (errors.errors().len() == before).then(|| EmployeeReview {
+        employee_name: name.to_owned(),
+        employee_key: key.map(str::to_owned),
+        rating: review.rating as u8,
+        notes: notes.map(str::to_owned),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use time::macros::date;
+
+    use super::*;
+
+    const TOMORROW: Date = date!(2026 - 11 - 23);
+
+    fn shift(extra: serde_json::Value) -> Result<NewShiftReport, ValidationErrors> {
+        let mut body = json!({
+            "locationId": Uuid::nil(), "date": "2026-11-22", "shift": "evening", "actualSales": 1234.5, "goalSales": 1200,
+        });
+        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        serde_json::from_value::<ShiftReportRequest>(body).unwrap().parse(TOMORROW)
+    }
+
+    fn field(result: Result<impl std::fmt::Debug, ValidationErrors>) -> String {
+        result.unwrap_err().errors()[0].field.clone()
+    }
+
+    #[test]
+    fn a_good_shift_report_parses_with_a_trimmed_hero() {
+        let report = shift(json!({ "hero": "  Maria  " })).unwrap();
+        assert_eq!(report.hero.as_deref(), Some("Maria"));
+        assert_eq!(report.actual_sales.to_string(), "1234.5");
+    }
+
+    #[test]
+    fn bad_amounts_dates_and_heroes_name_their_field() {
+        assert_eq!(field(shift(json!({ "actualSales": -1 }))), "actualSales");
+        assert_eq!(field(shift(json!({ "goalSales": 10.125 }))), "goalSales");
+        assert_eq!(field(shift(json!({ "date": "2026-11-24" }))), "date");
+        assert_eq!(field(shift(json!({ "date": "yesterday" }))), "date");
+        assert_eq!(field(shift(json!({ "hero": "x".repeat(101) }))), "hero");
+        assert!(shift(json!({ "date": "2026-11-23" })).is_ok(), "tomorrow is allowed");
+    }
+
+    #[test]
+    fn reviews_are_checked_item_by_item() {
+        let body = json!({
+            "locationId": Uuid::nil(), "date": "2026-11-22", "totalSales": 5000,
+            "employeeReviews": [
+                { "employeeName": "Ann", "rating": 5 },
+                { "employeeName": "", "rating": 6 },
+            ],
+        });
+        let errors = serde_json::from_value::<ManagerReportRequest>(body).unwrap().parse(TOMORROW).unwrap_err();
+        let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["employeeReviews[1].employeeName", "employeeReviews[1].rating"]);
+    }
+
+    #[test]
+    fn at_most_100_reviews() {
+        let reviews: Vec<_> = (0..101).map(|i| json!({ "employeeName": format!("E{i}"), "rating": 3 })).collect();
+        let body = json!({ "locationId": Uuid::nil(), "date": "2026-11-22", "totalSales": 1, "employeeReviews": reviews });
+        let errors = serde_json::from_value::<ManagerReportRequest>(body).unwrap().parse(TOMORROW).unwrap_err();
+        assert_eq!(errors.errors()[0].field, "employeeReviews");
+    }
+}

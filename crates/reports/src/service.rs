@@ -1,0 +1,161 @@
+use std::sync::Arc;
+
+use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, ValidationErrors, parse_iso_date};
+use time::{Date, Duration};
+
+use crate::model::{ManagerReport, ShiftReport};
+use crate::ports::{ReportStore, SaveReportError};
+use crate::requests::{ManagerReportRequest, ShiftReportRequest};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Forbidden(#[from] Forbidden),
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error("a report for this slot exists")]
+    Duplicate(uuid::Uuid),
+    #[error("not found")]
+    NotFound,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<SaveReportError> for ReportError {
+    fn from(error: SaveReportError) -> Self {
+        match error {
+            SaveReportError::LocationNotInTeam => {
+                ValidationErrors::single("locationId", "is not a location of your team").into()
+            }
+            SaveReportError::Duplicate(existing) => ReportError::Duplicate(existing),
+            SaveReportError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// A listing's location and date range, as the query gave them.
+#[derive(Debug, Clone)]
+pub struct ReportRange {
+    pub location_id: LocationId,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+pub struct ReportService {
+    store: Arc<dyn ReportStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl ReportService {
+    pub fn new(store: Arc<dyn ReportStore>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
+    /// Reports may be filed for dates up to tomorrow (UTC), which covers every location's today.
+    fn latest_date(&self) -> Date {
+        self.clock.now().date() + Duration::days(1)
+    }
+
+    pub async fn submit_shift(&self, caller: &Caller, request: ShiftReportRequest) -> Result<ShiftReport, ReportError> {
+        let team = caller.team_id()?;
+        let report = request.parse(self.latest_date())?;
+        Ok(self.store.create_shift_report(team, &report, &caller.user_id, self.clock.now()).await?)
+    }
+
+    pub async fn submit_manager(&self, caller: &Caller, request: ManagerReportRequest) -> Result<ManagerReport, ReportError> {
+        let team = caller.admin_team()?;
+        let report = request.parse(self.latest_date())?;
+        Ok(self.store.create_manager_report(team, &report, &caller.user_id, self.clock.now()).await?)
+    }
+
+    pub async fn shift_reports(&self, caller: &Caller, range: ReportRange) -> Result<Vec<ShiftReport>, ReportError> {
+        let team = caller.team_id()?;
+        let (from, to) = self.dates(&range)?;
+        self.store.shift_reports(team, range.location_id, from, to).await?.ok_or(ReportError::NotFound)
+    }
+
+    pub async fn manager_reports(&self, caller: &Caller, range: ReportRange) -> Result<Vec<ManagerReport>, ReportError> {
+        let team = caller.team_id()?;
+        let (from, to) = self.dates(&range)?;
+        self.store.manager_reports(team, range.location_id, from, to).await?.ok_or(ReportError::NotFound)
+    }
+
+    /// `to` defaults to today (UTC), `from` to 30 days before `to`; at most 366 days.
+    fn dates(&self, range: &ReportRange) -> Result<(Date, Date), ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let to = match &range.to {
+            Some(raw) => errors.check(parse_iso_date("to", raw)),
+            None => Some(self.clock.now().date()),
+        };
+        let from = match (&range.from, to) {
+            (Some(raw), _) => errors.check(parse_iso_date("from", raw)),
+            (None, Some(to)) => Some(to - Duration::days(30)),
+            (None, None) => None,
+        };
+        errors.into_result()?;
+        let (from, to) = (from.expect("checked"), to.expect("checked"));
+        if from > to {
+            return Err(ValidationErrors::single("from", "must not be after to"));
+        }
+        if to - from > Duration::days(366) {
+            return Err(ValidationErrors::single("from", "the range must be at most 366 days"));
+        }
+        Ok((from, to))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use opsd_core::{MockClock, Role, TeamId, TeamMembership, UserId};
+    use serde_json::json;
+    use time::OffsetDateTime;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::ports::MockReportStore;
+
+    fn caller(role: Role) -> Caller {
+        Caller {
+            user_id: UserId::new("user_1"),
+            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }),
+        }
+    }
+
+    fn service(store: MockReportStore) -> ReportService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
+        ReportService::new(Arc::new(store), Arc::new(clock))
+    }
+
+    fn manager_request() -> ManagerReportRequest {
+        serde_json::from_value(json!({ "locationId": Uuid::nil(), "date": "2026-11-21", "totalSales": 10 })).unwrap()
+    }
+
+    #[tokio::test]
+    async fn members_cannot_file_manager_reports() {
+        let mut store = MockReportStore::new();
+        store.expect_create_manager_report().never();
+        let error = service(store).submit_manager(&caller(Role::Member), manager_request()).await;
+        assert!(matches!(error, Err(ReportError::Forbidden(Forbidden::NotAdmin))));
+    }
+
+    #[tokio::test]
+    async fn a_duplicate_names_the_existing_report() {
+        let existing = Uuid::now_v7();
+        let mut store = MockReportStore::new();
+        store.expect_create_manager_report().returning(move |_, _, _, _| Err(SaveReportError::Duplicate(existing)));
+        let error = service(store).submit_manager(&caller(Role::Admin), manager_request()).await;
+        assert!(matches!(error, Err(ReportError::Duplicate(id)) if id == existing));
+    }
+
+    #[tokio::test]
+    async fn listing_ranges_are_checked_before_the_store() {
+        let mut store = MockReportStore::new();
+        store.expect_shift_reports().never();
+        let service = service(store);
+        for (from, to) in [(Some("2026-11-10"), Some("2026-11-01")), (Some("2024-01-01"), Some("2026-01-01")), (Some("x"), None)] {
+            let range = ReportRange { location_id: LocationId(Uuid::nil()), from: from.map(Into::into), to: to.map(Into::into) };
+            assert!(matches!(service.shift_reports(&caller(Role::Member), range).await, Err(ReportError::Invalid(_))));
+        }
+    }
+}
