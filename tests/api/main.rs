@@ -6,3 +6,4 @@ mod incidents;
 mod reports;
 mod operations;
 mod setup;
+mod webhooks_identity;

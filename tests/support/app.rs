@@ -7,7 +7,7 @@ use secrecy::SecretString;
 use serde_json::Value;
 
 use crate::tokens::{AUTHORIZED_PARTY, ISSUER, SIGNING_PUBLIC_KEY, TokenMinter};
-use crate::{API_KEY, APP_ORIGIN, CRON_SECRET, ROTATED_API_KEY};
+use crate::{API_KEY, APP_ORIGIN, CRON_SECRET, IDENTITY_WEBHOOK_SECRET, ROTATED_API_KEY};
 
 /// One running server on its own database. Several may share a database (`spawn_instance`).
 pub struct TestApp {
@@ -37,7 +37,7 @@ pub fn test_config(db_url: &str) -> Config {
             jwt_public_key_pem: Some(SIGNING_PUBLIC_KEY.to_owned()),
             issuer: Some(ISSUER.to_owned()),
             authorized_parties: vec![AUTHORIZED_PARTY.to_owned()],
-            webhook_secret: None,
+            webhook_secret: Some(SecretString::from(IDENTITY_WEBHOOK_SECRET)),
         },
         app_origin: Some(APP_ORIGIN.to_owned()),
         contact_retention_days: 30,

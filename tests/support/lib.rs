@@ -13,3 +13,9 @@ pub const APP_ORIGIN: &str = "https://app.test.example";
 pub const API_KEY: &str = "test-api-key";
 pub const ROTATED_API_KEY: &str = "test-api-key-next";
 pub const CRON_SECRET: &str = "test-cron-secret";
+pub const IDENTITY_WEBHOOK_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/// Signs a webhook delivery as a Standard Webhooks sender does (`v1,<base64 HMAC-SHA256>`).
+pub fn sign_webhook(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> String {
+    opsd_signatures::WebhookSecret::parse(secret).expect("a whsec_ secret").sign(id, timestamp, body)
+}

@@ -33,13 +33,14 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::report_incident, routes::list_incidents, routes::get_incident, routes::change_status, routes::comment,
         routes::add_contact, routes::contacts, routes::remove_contact,
         routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
+        routes::identity_webhook,
     ),
     components(schemas(
         Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
         IncidentRequest, Incident, IncidentDetail, Comment, StatusChange, Contact, ContactRequest, ContactMode,
         IncidentType, Severity, Status, CommentRequest, StatusRequest,
         ShiftReportRequest, ShiftReport, ManagerReportRequest, ManagerReport, EmployeeReviewRequest, EmployeeReview,
-        ReportShift,
+        ReportShift, routes::Received,
     )),
     modifiers(&SecuritySchemes, &ProblemResponses),
     tags(
@@ -48,6 +49,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "setup", description = "Setting a team up"),
         (name = "incidents", description = "Incidents and contacts"),
         (name = "reports", description = "Shift and manager reports"),
+        (name = "webhooks", description = "Inbound webhooks, verified with Standard Webhooks signatures"),
     )
 )]
 pub struct ApiDoc;

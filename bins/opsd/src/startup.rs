@@ -6,12 +6,15 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
 use opsd_core::{Clock, SystemClock};
-use opsd_identity::{Authenticator, DecodingKey, JwksCache, KeySource, TokenPolicy, TokenVerifier};
+use opsd_identity::{
+    Authenticator, DecodingKey, IdentityWebhookService, JwksCache, KeySource, TokenPolicy, TokenVerifier,
+};
 use opsd_jobs::JobRunner;
+use opsd_signatures::WebhookSecret;
 use opsd_outbound::{HttpJwksFetcher, OutboundTargets};
 use opsd_incidents::IncidentService;
 use opsd_postgres::{
-    Db, DbConfig, PgContactStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore,
+    Db, DbConfig, PgContactStore, PgIdentityEventStore, PgIncidentStore, PgTeamCacheInvalidation, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore,
     PgReportStore, PgTeamSettingsStore,
 };
 use opsd_reports::ReportService;
@@ -85,6 +88,13 @@ fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
     };
     let authenticator =
         Authenticator::new(TokenVerifier::new(keys, policy), Arc::new(PgMembershipStore::new(db.clone())));
+    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), Arc::new(|_| {})));
+    let identity_webhooks = IdentityWebhookService::new(
+        webhook_secret("IDENTITY_WEBHOOK_SECRET", config.identity.webhook_secret.as_ref())?,
+        Arc::new(PgIdentityEventStore::new(db.clone())),
+        cache_invalidation,
+        clock.clone(),
+    );
     let teams = TeamService::new(
         Arc::new(PgLocationStore::new(db.clone())),
         Arc::new(PgTeamSettingsStore::new(db.clone())),
@@ -106,12 +116,21 @@ fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
         credentials: config.credentials.clone(),
         app_origin: config.app_origin.clone(),
         authenticator,
+        identity_webhooks,
         teams,
         incidents,
         reports,
         contact_retention_days: config.contact_retention_days,
         jobs,
     })
+}
+
+/// A configured signing secret must be well-formed, or the server does not start.
+fn webhook_secret(name: &str, secret: Option<&secrecy::SecretString>) -> anyhow::Result<Option<WebhookSecret>> {
+    use secrecy::ExposeSecret;
+    secret
+        .map(|secret| WebhookSecret::parse(secret.expose_secret()).map_err(|error| anyhow::anyhow!("{name}: {error}")))
+        .transpose()
 }
 
 /// A static PEM key wins over a JWKS URL; with neither, no user token verifies.

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use opsd_identity::Authenticator;
+use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
 use opsd_reports::ReportService;
 use opsd_jobs::JobRunner;
@@ -15,6 +15,7 @@ pub struct AppState {
     pub credentials: CredentialsConfig,
     pub app_origin: Option<String>,
     pub authenticator: Authenticator,
+    pub identity_webhooks: IdentityWebhookService,
     pub teams: TeamService,
     pub incidents: IncidentService,
     pub reports: ReportService,

@@ -26,3 +26,8 @@ pub use rust_decimal::Decimal;
 
 mod dates;
 pub use dates::{iso_date, parse_iso_date};
+
+mod cache;
+pub use cache::TeamCacheInvalidation;
+#[cfg(any(test, feature = "mock"))]
+pub use cache::MockTeamCacheInvalidation;

@@ -4,13 +4,17 @@ mod authenticator;
 mod jwks;
 mod ports;
 mod token;
+mod webhook;
+mod webhook_service;
 
 pub use authenticator::{AuthError, Authenticator};
 pub use jwks::JwksCache;
-pub use ports::{JwksFetcher, MembershipStore, SignInOutcome};
+pub use ports::{Delivery, DeliveryOutcome, IdentityEventStore, JwksFetcher, MembershipStore, SignInOutcome};
 #[cfg(any(test, feature = "mock"))]
-pub use ports::{MockJwksFetcher, MockMembershipStore};
+pub use ports::{MockIdentityEventStore, MockJwksFetcher, MockMembershipStore};
 pub use token::{KeySource, TokenError, TokenPolicy, TokenVerifier, VerifiedToken};
 
 pub use jsonwebtoken::DecodingKey;
 pub use jsonwebtoken::jwk::JwkSet;
+pub use webhook::{IdentityEvent, UserProfile};
+pub use webhook_service::{IdentityWebhookService, WebhookError};

@@ -1,6 +1,9 @@
 use async_trait::async_trait;
 use jsonwebtoken::jwk::JwkSet;
-use opsd_core::{StoreError, TeamMembership, UserId};
+use opsd_core::{StoreError, TeamId, TeamMembership, UserId};
+use time::OffsetDateTime;
+
+use crate::webhook::IdentityEvent;
 
 /// Fetches the identity provider's published signing keys.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
@@ -25,4 +28,30 @@ pub trait MembershipStore: Send + Sync {
         user: &UserId,
         membership: Option<TeamMembership>,
     ) -> Result<SignInOutcome, StoreError>;
+}
+
+/// One verified delivery: the provider's delivery id and the SHA-256 of its raw body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: String,
+    pub body_sha256: String,
+    pub event_type: String,
+    pub received_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliveryOutcome {
+    /// Recorded and applied; these teams' derived data changed.
+    Applied { teams: Vec<TeamId> },
+    /// The same id and body arrived before: nothing was done again.
+    Duplicate,
+    /// The same id arrived before with another body.
+    Conflict,
+}
+
+/// Records a delivery and applies its event in one transaction: both happen, or neither.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait IdentityEventStore: Send + Sync {
+    async fn record_and_apply(&self, delivery: &Delivery, event: &IdentityEvent) -> Result<DeliveryOutcome, StoreError>;
 }

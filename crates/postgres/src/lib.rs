@@ -1,7 +1,10 @@
 //! PostgreSQL adapters (diesel + diesel-async + deadpool) for the domain ports.
 
 mod contacts;
+mod cache_bus;
+mod deliveries;
 mod error;
+mod identity_events;
 mod incidents;
 mod reports;
 mod jobs;
@@ -11,7 +14,9 @@ mod pool;
 pub mod schema;
 
 pub use contacts::PgContactStore;
+pub use cache_bus::{CACHE_CHANNEL, PgTeamCacheInvalidation, listen_for_invalidations};
 pub use error::store_error;
+pub use identity_events::PgIdentityEventStore;
 pub use incidents::PgIncidentStore;
 pub use reports::PgReportStore;
 pub use jobs::{PgJobLocks, PgJobRunStore};

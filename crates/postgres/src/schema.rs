@@ -135,6 +135,29 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_deliveries (source, delivery_id) {
+        source -> Text,
+        delivery_id -> Text,
+        body_sha256 -> Text,
+        event_type -> Text,
+        received_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    push_subscriptions (id) {
+        id -> Uuid,
+        user_id -> Text,
+        endpoint -> Text,
+        p256dh -> Text,
+        auth -> Text,
+        expiration_time -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(memberships -> teams (team_id));
 diesel::joinable!(locations -> teams (team_id));
@@ -155,4 +178,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     incident_status_changes,
     shift_reports,
     manager_reports,
+    webhook_deliveries,
+    push_subscriptions,
 );

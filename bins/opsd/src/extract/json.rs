@@ -22,19 +22,34 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let is_json = matches!(req.mime_type(), Ok(Some(mime))
             if mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"));
-        let body = web::Bytes::from_request(req, payload);
+        let body = RawBody::from_request(req, payload);
         Box::pin(async move {
             if !is_json {
                 return Err(ApiError::UnsupportedMediaType);
             }
-            let bytes = body.await.map_err(|error| {
+            parse(&body.await?.0).map(JsonBody)
+        })
+    }
+}
+
+/// The body's raw bytes, at most 256 KiB (413 beyond), for handlers that verify a signature
+/// before parsing.
+pub struct RawBody(pub web::Bytes);
+
+impl FromRequest for RawBody {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            body.await.map(RawBody).map_err(|error| {
                 if error.as_response_error().status_code() == StatusCode::PAYLOAD_TOO_LARGE {
                     ApiError::PayloadTooLarge
                 } else {
                     ApiError::MalformedJson("the body could not be read".into())
                 }
-            })?;
-            parse(&bytes).map(JsonBody)
+            })
         })
     }
 }

@@ -5,5 +5,5 @@ pub(crate) mod json;
 mod query;
 
 pub use auth::{AnyCaller, ApiKey, BearerCaller, CronSecret, SessionCaller};
-pub use json::JsonBody;
+pub use json::{JsonBody, RawBody};
 pub use query::QueryParams;

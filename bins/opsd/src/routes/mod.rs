@@ -6,6 +6,7 @@ mod health;
 mod incidents;
 mod reports;
 mod setup;
+mod webhooks;
 
 use actix_web::{HttpResponse, Resource, web};
 
@@ -17,6 +18,7 @@ pub use incidents::{
     __path_list as __path_list_incidents, __path_remove_contact, __path_report as __path_report_incident,
     CommentRequest, StatusRequest,
 };
+pub use webhooks::{__path_identity as __path_identity_webhook, Received};
 pub use reports::{__path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift};
 pub use health::{__path_live, __path_metrics, __path_ready};
 pub use setup::{
@@ -70,6 +72,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(setup::get_team_settings))
                 .route(web::put().to(setup::put_team_settings)),
         )
+        .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));
 }
 

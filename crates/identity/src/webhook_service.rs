@@ -1,0 +1,155 @@
+use std::sync::Arc;
+
+use opsd_core::{Clock, StoreError, TeamCacheInvalidation, ValidationErrors};
+use opsd_signatures::{SignedDelivery, VerifyError, WebhookSecret};
+use sha2::{Digest, Sha256};
+
+use crate::ports::{Delivery, DeliveryOutcome, IdentityEventStore};
+use crate::webhook::IdentityEvent;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error("the signing secret is not configured")]
+    NotConfigured,
+    #[error("signature rejected: {0}")]
+    Unverified(#[from] VerifyError),
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error("the delivery id was used with another body")]
+    DeliveryConflict,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Receives the identity provider's user lifecycle webhooks: verified on the raw bytes before
+/// anything is parsed, recorded durably by delivery id, applied at most once.
+pub struct IdentityWebhookService {
+    secret: Option<WebhookSecret>,
+    store: Arc<dyn IdentityEventStore>,
+    cache: Arc<dyn TeamCacheInvalidation>,
+    clock: Arc<dyn Clock>,
+}
+
+impl IdentityWebhookService {
+    pub fn new(
+        secret: Option<WebhookSecret>,
+        store: Arc<dyn IdentityEventStore>,
+        cache: Arc<dyn TeamCacheInvalidation>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self { secret, store, cache, clock }
+    }
+
+    /// `Ok(true)` when the event was applied now, `Ok(false)` for a redelivery.
+    pub async fn receive(&self, headers: SignedDelivery<'_>, body: &[u8]) -> Result<bool, WebhookError> {
+        let secret = self.secret.as_ref().ok_or(WebhookError::NotConfigured)?;
+        let now = self.clock.now();
+        let delivery_id = secret.verify(headers, body, now.unix_timestamp())?;
+        let (event_type, event) = IdentityEvent::parse(body)?;
+        let delivery = Delivery {
+            id: delivery_id.to_owned(),
+            body_sha256: hex::encode(Sha256::digest(body)),
+            event_type,
+            received_at: now,
+        };
+        match self.store.record_and_apply(&delivery, &event).await? {
+            DeliveryOutcome::Applied { teams } => {
+                for team in &teams {
+                    self.cache.invalidate_team(team).await;
+                }
+                tracing::info!(delivery = %delivery.id, event = %delivery.event_type, teams = teams.len(), "identity event applied");
+                Ok(true)
+            }
+            DeliveryOutcome::Duplicate => Ok(false),
+            DeliveryOutcome::Conflict => Err(WebhookError::DeliveryConflict),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mockall::predicate::eq;
+    use opsd_core::{MockClock, MockTeamCacheInvalidation, TeamId, UserId};
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::ports::MockIdentityEventStore;
+
+    const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const NOW: i64 = 1_795_348_800;
+    const BODY: &[u8] = br#"{"type":"user.deleted","data":{"id":"user_1","deleted":true}}"#;
+
+    fn clock() -> Arc<MockClock> {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(NOW).unwrap());
+        Arc::new(clock)
+    }
+
+    fn signed(body: &[u8]) -> (String, String) {
+        (NOW.to_string(), WebhookSecret::parse(SECRET).unwrap().sign("msg_1", NOW, body))
+    }
+
+    fn service(store: MockIdentityEventStore, cache: MockTeamCacheInvalidation) -> IdentityWebhookService {
+        IdentityWebhookService::new(Some(WebhookSecret::parse(SECRET).unwrap()), Arc::new(store), Arc::new(cache), clock())
+    }
+
+    #[tokio::test]
+    async fn an_applied_event_drops_the_cache_of_each_affected_team() {
+        let mut store = MockIdentityEventStore::new();
+        store
+            .expect_record_and_apply()
+            .withf(|delivery, event| {
+                delivery.id == "msg_1"
+                    && delivery.body_sha256.len() == 64
+                    && *event == IdentityEvent::UserDeleted(UserId::new("user_1"))
+            })
+            .returning(|_, _| Ok(DeliveryOutcome::Applied { teams: vec![TeamId::new("org_1"), TeamId::new("org_2")] }));
+        let mut cache = MockTeamCacheInvalidation::new();
+        cache.expect_invalidate_team().with(eq(TeamId::new("org_1"))).times(1).return_const(());
+        cache.expect_invalidate_team().with(eq(TeamId::new("org_2"))).times(1).return_const(());
+        let (ts, sig) = signed(BODY);
+        let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some(&ts), signatures: Some(&sig) };
+        assert!(service(store, cache).receive(headers, BODY).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_redelivery_changes_nothing_and_drops_no_cache() {
+        let mut store = MockIdentityEventStore::new();
+        store.expect_record_and_apply().returning(|_, _| Ok(DeliveryOutcome::Duplicate));
+        let mut cache = MockTeamCacheInvalidation::new();
+        cache.expect_invalidate_team().never();
+        let (ts, sig) = signed(BODY);
+        let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some(&ts), signatures: Some(&sig) };
+        assert!(!service(store, cache).receive(headers, BODY).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_bad_signature_is_rejected_before_parsing_or_storing() {
+        let mut store = MockIdentityEventStore::new();
+        store.expect_record_and_apply().never();
+        let (ts, _) = signed(BODY);
+        let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some(&ts), signatures: Some("v1,AAAA") };
+        let error = service(store, MockTeamCacheInvalidation::new()).receive(headers, b"not even json").await;
+        assert!(matches!(error, Err(WebhookError::Unverified(VerifyError::NoMatchingSignature))));
+    }
+
+    #[tokio::test]
+    async fn a_conflicting_body_is_reported() {
+        let mut store = MockIdentityEventStore::new();
+        store.expect_record_and_apply().returning(|_, _| Ok(DeliveryOutcome::Conflict));
+        let (ts, sig) = signed(BODY);
+        let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some(&ts), signatures: Some(&sig) };
+        let error = service(store, MockTeamCacheInvalidation::new()).receive(headers, BODY).await;
+        assert!(matches!(error, Err(WebhookError::DeliveryConflict)));
+    }
+
+    #[tokio::test]
+    async fn without_a_secret_nothing_is_accepted() {
+        let mut store = MockIdentityEventStore::new();
+        store.expect_record_and_apply().never();
+        let service =
+            IdentityWebhookService::new(None, Arc::new(store), Arc::new(MockTeamCacheInvalidation::new()), clock());
+        let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some("1"), signatures: Some("v1,x") };
+        assert!(matches!(service.receive(headers, BODY).await, Err(WebhookError::NotConfigured)));
+    }
+}
