@@ -27,6 +27,7 @@ run:
     echo "  demo team:   $DEMO_team_id, location $DEMO_location_slug ($DEMO_location_id)"
     echo "try:"
     echo "  curl -s localhost:${BIND_ADDR##*:}/health/ready"
+    echo "  curl -s -H 'Authorization: Bearer $API_KEY' 'localhost:${BIND_ADDR##*:}/api/analytics/optimization?teamId=$DEMO_team_id&weekOf=$DEMO_week_of'"
     echo
     exec ./target/release/opsd serve
 

@@ -1,5 +1,6 @@
 //! Black-box tests: each starts the real server on a random port against its own database.
 
+mod analytics;
 mod auth;
 mod errors;
 mod incidents;

@@ -139,3 +139,43 @@ pub async fn problem(response: reqwest::Response, status: u16, code: &str) -> Va
     assert_eq!(body["status"], status);
     body
 }
+
+/// A shift to import for tests: start and end in UTC.
+pub struct TestShift {
+    pub id: &'static str,
+    pub start: time::OffsetDateTime,
+    pub end: time::OffsetDateTime,
+    pub department: opsd_core::Department,
+    pub wage_cents: i64,
+    pub unpaid_break_minutes: u32,
+    pub draft: bool,
+}
+
+impl TestApp {
+    /// Imports shifts through the schedule adapter, as the schedule sync does.
+    pub async fn import_shifts(&self, location: &str, timezone: &str, shifts: &[TestShift]) {
+        use diesel_async::{AsyncConnection, AsyncPgConnection};
+        let zone = time_tz::timezones::get_by_name(timezone).expect("a zone");
+        let placed: Vec<opsd_scheduling::ScheduledShift> = shifts
+            .iter()
+            .map(|s| {
+                let input = opsd_scheduling::ShiftInput {
+                    provider_shift_id: s.id.to_owned(),
+                    employee_name: format!("Employee {}", s.id),
+                    employee_key: format!("key-{}", s.id),
+                    role: "Server".into(),
+                    department: s.department,
+                    start_at: s.start,
+                    end_at: s.end,
+                    unpaid_break_minutes: s.unpaid_break_minutes,
+                    hourly_wage: opsd_core::Decimal::new(s.wage_cents, 2),
+                    is_draft: s.draft,
+                };
+                opsd_scheduling::ScheduledShift::place(input, zone).expect("a valid shift")
+            })
+            .collect();
+        let mut conn = AsyncPgConnection::establish(&self.db_url).await.unwrap();
+        let location = opsd_core::LocationId(location.parse().unwrap());
+        opsd_postgres::upsert_shifts(&mut conn, location, &placed, time::OffsetDateTime::now_utc()).await.unwrap();
+    }
+}

@@ -4,7 +4,7 @@
 mod app;
 mod tokens;
 
-pub use app::{TestApp, problem};
+pub use app::{TestApp, TestShift, problem};
 pub use tokens::{ISSUER, TokenMinter, AUTHORIZED_PARTY};
 pub use opsd_test_db::TestDatabase;
 

@@ -4,7 +4,7 @@ use anyhow::Context;
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 
-const USAGE: &str = "usage: opsd [serve|migrate|seed-demo|vapid-keys]";
+const USAGE: &str = "usage: opsd [serve|migrate|seed-demo [--locations N] [--weeks N]|vapid-keys]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -27,8 +27,12 @@ async fn main() -> anyhow::Result<()> {
         "seed-demo" => {
             let config = Config::from_environment()?;
             let db = opsd::startup_database(&config).await?;
-            let demo = seed::seed_demo(&db).await?;
-            println!("team_id={}\nlocation_id={}\nlocation_slug={}", demo.team_id, demo.location_id, demo.location_slug);
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            let demo = seed::seed_demo(&db, seed::DemoSize::from_args(&args)?).await?;
+            println!(
+                "team_id={}\nlocation_id={}\nlocation_slug={}\nweek_of={}",
+                demo.team_id, demo.location_id, demo.location_slug, demo.week_of
+            );
             Ok(())
         }
         "-h" | "--help" | "help" => {

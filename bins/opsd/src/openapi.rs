@@ -13,6 +13,11 @@ use opsd_reports::{
     ShiftReportRequest,
 };
 
+use opsd_optimization::{
+    Block, DailyRow, DayGoal, GoalRequest, GoalsRequest, GoalsResponse, LaborRow, OptimizationReport, SalesIngestRequest,
+    SalesReportRow, SalesRowRequest, Summary, WeeklySummary,
+};
+
 use crate::routes::{
     self, CommentRequest, LocationView, NewLocationRequest, StatusRequest, TeamSettingsRequest, TeamSettingsView,
 };
@@ -34,6 +39,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::add_contact, routes::contacts, routes::remove_contact,
         routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
         routes::identity_webhook,
+        routes::optimization, routes::goals, routes::set_goals, routes::ingest_sales,
     ),
     components(schemas(
         Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
@@ -41,6 +47,8 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         IncidentType, Severity, Status, CommentRequest, StatusRequest,
         ShiftReportRequest, ShiftReport, ManagerReportRequest, ManagerReport, EmployeeReviewRequest, EmployeeReview,
         ReportShift, routes::Received,
+        OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoal, Block,
+        GoalsRequest, GoalRequest, SalesIngestRequest, SalesRowRequest, routes::SalesIngested,
     )),
     modifiers(&SecuritySchemes, &ProblemResponses),
     tags(
@@ -49,6 +57,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "setup", description = "Setting a team up"),
         (name = "incidents", description = "Incidents and contacts"),
         (name = "reports", description = "Shift and manager reports"),
+        (name = "analytics", description = "Labor optimization data, goals and sales ingestion (service API key)"),
         (name = "webhooks", description = "Inbound webhooks, verified with Standard Webhooks signatures"),
     )
 )]

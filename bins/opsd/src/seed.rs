@@ -1,25 +1,73 @@
-//! `opsd seed-demo`: a demo team with a location, so the first request already shows data.
-//! Idempotent: a second run changes nothing and prints the same ids.
+//! `opsd seed-demo [--locations N] [--weeks N]`: a demo team with locations, sales, scheduled shifts
+//! and goals, so the first request already shows real numbers. Idempotent: a second run changes
+//! nothing and prints the same ids. The default is one location and the last complete week.
 
 use anyhow::Context;
-use opsd_postgres::Db;
-use opsd_postgres::schema::{locations, teams};
-
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use opsd_core::{Decimal, Department, LocationId, TeamId};
+use opsd_optimization::{AnalyticsStore, Block, DayGoal, SalesRow, Week};
+use opsd_postgres::schema::{locations, teams};
+use opsd_postgres::{Db, PgAnalyticsStore, upsert_shifts};
+use opsd_scheduling::{ScheduledShift, ShiftInput};
+use time::{Duration, OffsetDateTime, Time};
+use time_tz::PrimitiveDateTimeExt;
 
 pub const DEMO_TEAM: &str = "org_demo";
-pub const DEMO_LOCATION_SLUG: &str = "demo-downtown";
-const DEMO_LOCATION_ID: uuid::Uuid = uuid::uuid!("00000000-0000-7000-8000-00000000d001");
+const DEMO_TIMEZONE: &str = "America/Chicago";
+
+#[derive(Debug, Clone, Copy)]
+pub struct DemoSize {
+    pub locations: u32,
+    pub weeks: u32,
+}
+
+impl Default for DemoSize {
+    fn default() -> Self {
+        Self { locations: 1, weeks: 1 }
+    }
+}
+
+impl DemoSize {
+    pub fn from_args(args: &[String]) -> anyhow::Result<Self> {
+        let mut size = Self::default();
+        let mut args = args.iter();
+        while let Some(flag) = args.next() {
+            let value = || -> anyhow::Result<u32> {
+                Ok(args.clone().next().context("a number must follow the flag")?.parse()?)
+            };
+            match flag.as_str() {
+                "--locations" => size.locations = value()?.clamp(1, 500),
+                "--weeks" => size.weeks = value()?.clamp(1, 520),
+                other => anyhow::bail!("unknown flag {other}"),
+            }
+            args.next();
+        }
+        Ok(size)
+    }
+}
 
 #[derive(Debug)]
 pub struct DemoTeam {
     pub team_id: String,
     pub location_id: uuid::Uuid,
     pub location_slug: String,
+    pub week_of: time::Date,
 }
 
-pub async fn seed_demo(db: &Db) -> anyhow::Result<DemoTeam> {
+fn location_id(index: u32) -> uuid::Uuid {
+    uuid::Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_d000 + u128::from(index))
+}
+
+fn slug(index: u32) -> String {
+    if index == 0 { "demo-downtown".into() } else { format!("demo-{index:03}") }
+}
+
+pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
+    let last_week = Week::containing(OffsetDateTime::now_utc().date()).previous();
+    let team = TeamId::new(DEMO_TEAM);
+    let zone = time_tz::timezones::get_by_name(DEMO_TIMEZONE).expect("a known zone");
+    let store = PgAnalyticsStore::new(db.clone());
     let mut conn = db.conn().await?;
     diesel::insert_into(teams::table)
         .values(teams::id.eq(DEMO_TEAM))
@@ -27,17 +75,87 @@ pub async fn seed_demo(db: &Db) -> anyhow::Result<DemoTeam> {
         .execute(&mut conn)
         .await
         .context("seeding the demo team")?;
-    diesel::insert_into(locations::table)
-        .values((
-            locations::id.eq(DEMO_LOCATION_ID),
-            locations::team_id.eq(DEMO_TEAM),
-            locations::name.eq("Demo Downtown"),
-            locations::slug.eq(DEMO_LOCATION_SLUG),
-            locations::timezone.eq("America/Chicago"),
-        ))
-        .on_conflict_do_nothing()
-        .execute(&mut conn)
-        .await
-        .context("seeding the demo location")?;
-    Ok(DemoTeam { team_id: DEMO_TEAM.into(), location_id: DEMO_LOCATION_ID, location_slug: DEMO_LOCATION_SLUG.into() })
+    let team_goals: Vec<DayGoal> = (0..7)
+        .map(|day| DayGoal {
+            day_of_week: day,
+            sales_goal: Decimal::from(if day <= 1 { 5200 } else { 3800 }),
+            labor_pct_target: Decimal::from(28),
+            splh_target: Decimal::from(55),
+        })
+        .collect();
+    store.set_goals(&team, None, &team_goals).await.context("seeding goals")?;
+
+    for index in 0..size.locations {
+        let id = location_id(index);
+        diesel::insert_into(locations::table)
+            .values((
+                locations::id.eq(id),
+                locations::team_id.eq(DEMO_TEAM),
+                locations::name.eq(if index == 0 { "Demo Downtown".to_owned() } else { format!("Demo {index:03}") }),
+                locations::slug.eq(slug(index)),
+                locations::timezone.eq(DEMO_TIMEZONE),
+                locations::scheduler_location_id.eq(format!("{}", 1000 + index)),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .context("seeding a demo location")?;
+
+        let mut sales = Vec::new();
+        let mut shifts = Vec::new();
+        let mut week = last_week;
+        for _ in 0..size.weeks {
+            for (day_index, date) in week.days().into_iter().enumerate() {
+                let busy = Decimal::from(100 + ((index as i64 * 7 + day_index as i64 * 13) % 40));
+                for (block, base) in [(Block::Lunch, 1400), (Block::Dinner, 2600), (Block::LateNight, 500)] {
+                    let food = Decimal::from(base) * busy / Decimal::from(100);
+                    sales.push(SalesRow {
+                        location_id: LocationId(id),
+                        date,
+                        block,
+                        food: food.round_dp(2),
+                        beverage: (food * Decimal::new(35, 2)).round_dp(2),
+                        other: Decimal::from(40),
+                        guests: Some((base / 25) as i32),
+                    });
+                }
+                for (n, (start, hours, department, role, wage)) in [
+                    (10, 6, Department::Foh, "Server", 1500),
+                    (10, 7, Department::Boh, "Line Cook", 1900),
+                    (16, 6, Department::Foh, "Server", 1500),
+                    (15, 8, Department::Boh, "Line Cook", 1900),
+                    (16, 7, Department::Foh, "Bartender", 1700),
+                    (9, 8, Department::Other, "Manager", 2600),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let local = date.with_time(Time::from_hms(start, 0, 0).expect("a time"));
+                    let start_at = local.assume_timezone(zone).take_first().context("a local start time")?;
+                    let input = ShiftInput {
+                        provider_shift_id: format!("demo-{index}-{date}-{n}"),
+                        employee_name: format!("Demo Employee {n}"),
+                        employee_key: format!("demo-{n}"),
+                        role: role.into(),
+                        department,
+                        start_at: start_at.to_offset(time::UtcOffset::UTC),
+                        end_at: (start_at + Duration::hours(hours)).to_offset(time::UtcOffset::UTC),
+                        unpaid_break_minutes: if hours >= 7 { 30 } else { 0 },
+                        hourly_wage: Decimal::new(wage, 2),
+                        is_draft: false,
+                    };
+                    shifts.push(ScheduledShift::place(input, zone).context("placing a demo shift")?);
+                }
+            }
+            week = week.previous();
+        }
+        for chunk in sales.chunks(10_000) {
+            store.ingest_sales(&team, chunk).await.map_err(|e| anyhow::anyhow!("seeding sales: {e}"))?;
+        }
+        let now = OffsetDateTime::now_utc();
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| upsert_shifts(conn, LocationId(id), &shifts, now).await)
+            .await
+            .context("seeding shifts")?;
+    }
+    Ok(DemoTeam { team_id: DEMO_TEAM.into(), location_id: location_id(0), location_slug: slug(0), week_of: last_week.start() })
 }

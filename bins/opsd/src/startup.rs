@@ -14,9 +14,12 @@ use opsd_signatures::WebhookSecret;
 use opsd_outbound::{HttpJwksFetcher, OutboundTargets};
 use opsd_incidents::IncidentService;
 use opsd_postgres::{
-    Db, DbConfig, PgContactStore, PgIdentityEventStore, PgIncidentStore, PgTeamCacheInvalidation, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore,
+    Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgIdentityEventStore, PgIncidentStore, PgTeamCacheInvalidation, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore,
     PgReportStore, PgTeamSettingsStore,
 };
+use opsd_cache::MokaReportCache;
+use opsd_optimization::{CircuitBreaker, OptimizationService};
+use opsd_postgres::listen_for_invalidations;
 use opsd_reports::ReportService;
 use opsd_teams::TeamService;
 
@@ -37,7 +40,13 @@ impl Application {
     /// (port 0 picks a free port; `port()` tells which).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let db = connect_database(&config).await?;
-        let state = web::Data::new(wire(&config, db)?);
+        let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, 10_000);
+        let on_invalidation: InvalidationHandler = Arc::new({
+            let cache = cache.clone();
+            move |team| cache.invalidate(team)
+        });
+        tokio::spawn(listen_for_invalidations(config.database.url.clone(), on_invalidation.clone()));
+        let state = web::Data::new(wire(&config, db, cache, on_invalidation)?);
         let metrics = web::Data::new(HttpMetrics::new());
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
         let port = listener.local_addr()?.port();
@@ -78,7 +87,12 @@ pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
+fn wire(
+    config: &Config,
+    db: Db,
+    cache: MokaReportCache,
+    on_invalidation: InvalidationHandler,
+) -> anyhow::Result<AppState> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
     let keys = signing_keys(config, clock.clone())?;
@@ -88,7 +102,13 @@ fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
     };
     let authenticator =
         Authenticator::new(TokenVerifier::new(keys, policy), Arc::new(PgMembershipStore::new(db.clone())));
-    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), Arc::new(|_| {})));
+    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation));
+    let optimization = OptimizationService::new(
+        Arc::new(PgAnalyticsStore::new(db.clone())),
+        Arc::new(cache),
+        cache_invalidation.clone(),
+        CircuitBreaker::new(clock.clone()),
+    );
     let identity_webhooks = IdentityWebhookService::new(
         webhook_secret("IDENTITY_WEBHOOK_SECRET", config.identity.webhook_secret.as_ref())?,
         Arc::new(PgIdentityEventStore::new(db.clone())),
@@ -120,6 +140,7 @@ fn wire(config: &Config, db: Db) -> anyhow::Result<AppState> {
         teams,
         incidents,
         reports,
+        optimization,
         contact_retention_days: config.contact_retention_days,
         jobs,
     })

@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
+use opsd_optimization::OptimizationService;
 use opsd_reports::ReportService;
 use opsd_jobs::JobRunner;
 use opsd_postgres::Db;
@@ -19,6 +20,7 @@ pub struct AppState {
     pub teams: TeamService,
     pub incidents: IncidentService,
     pub reports: ReportService,
+    pub optimization: OptimizationService,
     pub contact_retention_days: u32,
     pub jobs: Arc<JobRunner>,
 }

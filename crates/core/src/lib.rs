@@ -31,3 +31,6 @@ mod cache;
 pub use cache::TeamCacheInvalidation;
 #[cfg(any(test, feature = "mock"))]
 pub use cache::MockTeamCacheInvalidation;
+
+mod department;
+pub use department::Department;

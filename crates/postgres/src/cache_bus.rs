@@ -51,8 +51,9 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
     }
 }
 
-/// Listens for invalidations until the process ends, reconnecting with backoff. After every
-/// (re)connection everything is dropped, since notifications sent while away are lost.
+/// Listens for invalidations until the process ends, reconnecting with backoff. Every successful
+/// (re)connection drops everything, since notifications sent while away are lost; a lost
+/// connection alone drops nothing, so cached answers keep being served through a database outage.
 pub async fn listen_for_invalidations(database_url: String, handler: InvalidationHandler) {
     let mut backoff = Duration::from_millis(250);
     loop {
@@ -60,7 +61,6 @@ pub async fn listen_for_invalidations(database_url: String, handler: Invalidatio
             Ok(()) => tracing::warn!("cache invalidation listener disconnected; reconnecting"),
             Err(error) => tracing::warn!(%error, "cache invalidation listener failed; reconnecting"),
         }
-        handler(None);
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(10));
     }

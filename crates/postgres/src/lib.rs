@@ -1,12 +1,14 @@
 //! PostgreSQL adapters (diesel + diesel-async + deadpool) for the domain ports.
 
 mod contacts;
+mod analytics;
 mod cache_bus;
 mod deliveries;
 mod error;
 mod identity_events;
 mod incidents;
 mod reports;
+mod shifts;
 mod jobs;
 mod locations;
 mod memberships;
@@ -14,11 +16,13 @@ mod pool;
 pub mod schema;
 
 pub use contacts::PgContactStore;
-pub use cache_bus::{CACHE_CHANNEL, PgTeamCacheInvalidation, listen_for_invalidations};
+pub use analytics::PgAnalyticsStore;
+pub use cache_bus::{CACHE_CHANNEL, InvalidationHandler, PgTeamCacheInvalidation, listen_for_invalidations};
 pub use error::store_error;
 pub use identity_events::PgIdentityEventStore;
 pub use incidents::PgIncidentStore;
 pub use reports::PgReportStore;
+pub use shifts::upsert_shifts;
 pub use jobs::{PgJobLocks, PgJobRunStore};
 pub use locations::{PgLocationStore, PgTeamSettingsStore};
 pub use memberships::PgMembershipStore;

@@ -158,6 +158,27 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    schedule_shifts (id) {
+        id -> Uuid,
+        location_id -> Uuid,
+        provider_shift_id -> Text,
+        business_date -> Date,
+        employee_name -> Text,
+        employee_key -> Text,
+        role -> Text,
+        department -> Text,
+        daypart -> Text,
+        start_at -> Timestamptz,
+        end_at -> Timestamptz,
+        unpaid_break_minutes -> Int4,
+        hours_worked -> Numeric,
+        hourly_wage -> Numeric,
+        is_draft -> Bool,
+        synced_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(memberships -> teams (team_id));
 diesel::joinable!(locations -> teams (team_id));
@@ -180,4 +201,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     manager_reports,
     webhook_deliveries,
     push_subscriptions,
+    schedule_shifts,
 );

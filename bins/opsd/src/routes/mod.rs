@@ -1,6 +1,7 @@
 //! The HTTP surface. Every resource answers a wrong method with 405 and `Allow`, and unknown paths
 //! with 404, both as problem details.
 
+mod analytics;
 mod cron;
 mod health;
 mod incidents;
@@ -12,6 +13,9 @@ use actix_web::{HttpResponse, Resource, web};
 
 use crate::errors::ApiError;
 
+pub use analytics::{
+    __path_goals, __path_ingest_sales, __path_optimization, __path_set_goals, SalesIngested,
+};
 pub use cron::{__path_keep_alive, __path_prune_soft_deleted_contacts};
 pub use incidents::{
     __path_add_contact, __path_change_status, __path_comment, __path_contacts, __path_get as __path_get_incident,
@@ -71,6 +75,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             resource("/api/team/settings", "GET, PUT")
                 .route(web::get().to(setup::get_team_settings))
                 .route(web::put().to(setup::put_team_settings)),
+        )
+        .service(resource("/api/analytics/optimization", "GET").route(web::get().to(analytics::optimization)))
+        .service(
+            resource("/api/analytics/goals", "GET, PUT")
+                .route(web::get().to(analytics::goals))
+                .route(web::put().to(analytics::set_goals)),
+        )
+        .service(
+            resource("/api/analytics/sales", "POST")
+                .app_data(web::PayloadConfig::new(analytics::SALES_BODY_LIMIT))
+                .route(web::post().to(analytics::ingest_sales)),
         )
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));

@@ -1,0 +1,83 @@
+//! Labor optimization data and goals (service API key).
+
+use actix_web::{HttpResponse, web};
+use opsd_optimization::{
+    GoalsQuery, GoalsRequest, GoalsResponse, OptimizationError, OptimizationQuery, OptimizationReport, SalesIngestRequest,
+};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::errors::ApiError;
+use crate::extract::{ApiKey, JsonBody, QueryParams};
+use crate::state::AppState;
+
+/// Sales batches of up to 10,000 rows need more than the general 256 KiB body limit.
+pub const SALES_BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+impl From<OptimizationError> for ApiError {
+    fn from(error: OptimizationError) -> Self {
+        match error {
+            OptimizationError::Invalid(errors) => errors.into(),
+            OptimizationError::NotFound => ApiError::NotFound,
+            OptimizationError::CircuitOpen(open) => ApiError::CircuitOpen { retry_after_seconds: open.retry_after_seconds },
+            OptimizationError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// The week's labor optimization data. Cached for 15 minutes per team, location and week
+/// (`x-cache: hit|miss`); dropped at once on sales ingestion, goal changes, schedule syncs and
+/// identity events. While the store is failing (circuit open) cached answers are still served.
+#[utoipa::path(get, path = "/api/analytics/optimization", tag = "analytics", params(OptimizationQuery),
+    security(("apiKey" = [])),
+    responses((status = 200, body = OptimizationReport, headers(("x-cache" = String, description = "hit or miss")))))]
+pub async fn optimization(
+    state: web::Data<AppState>,
+    _key: ApiKey,
+    QueryParams(query): QueryParams<OptimizationQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (report, cache) = state.optimization.report(&query).await?;
+    Ok(HttpResponse::Ok().insert_header(("x-cache", cache.as_str())).json(&*report))
+}
+
+/// The per-weekday goals (0 = Saturday): a location's own, else the team default.
+#[utoipa::path(get, path = "/api/analytics/goals", tag = "analytics", params(GoalsQuery),
+    security(("apiKey" = [])), responses((status = 200, body = GoalsResponse)))]
+pub async fn goals(
+    state: web::Data<AppState>,
+    _key: ApiKey,
+    QueryParams(query): QueryParams<GoalsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.optimization.goals(&query).await?))
+}
+
+/// Sets goals by weekday for a location, or the team defaults without `locationId`; answers the
+/// scope's goals after the change.
+#[utoipa::path(put, path = "/api/analytics/goals", tag = "analytics", request_body = GoalsRequest,
+    security(("apiKey" = [])), responses((status = 200, body = GoalsResponse)))]
+pub async fn set_goals(
+    state: web::Data<AppState>,
+    _key: ApiKey,
+    JsonBody(body): JsonBody<GoalsRequest>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.optimization.set_goals(&body).await?))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SalesIngested {
+    /// Rows inserted or updated.
+    written: u64,
+}
+
+/// Upserts sales facts by (location, date, block): up to 10,000 rows in one transaction, all or
+/// nothing. The body may be up to 4 MiB.
+#[utoipa::path(post, path = "/api/analytics/sales", tag = "analytics", request_body = SalesIngestRequest,
+    security(("apiKey" = [])), responses((status = 200, body = SalesIngested)))]
+pub async fn ingest_sales(
+    state: web::Data<AppState>,
+    _key: ApiKey,
+    JsonBody(body): JsonBody<SalesIngestRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let written = state.optimization.ingest_sales(&body).await?;
+    Ok(HttpResponse::Ok().json(SalesIngested { written }))
+}

@@ -1,0 +1,23 @@
+//! Weekly labor optimization: sales, labor cost, labor percentage and sales per labor hour against
+//! per-weekday goals. The arithmetic is pure (`kpi`); the service adds the cache and the circuit
+//! breaker around the analytics store.
+
+mod breaker;
+mod goals;
+mod kpi;
+mod model;
+mod ports;
+mod report;
+mod requests;
+mod service;
+
+pub use breaker::{CircuitBreaker, CircuitOpen};
+pub use goals::{DayGoal, effective_goals};
+pub use kpi::build_report;
+pub use model::{Block, Department, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData};
+pub use ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockAnalyticsStore, MockReportCache};
+pub use report::{DailyRow, GoalsResponse, LaborRow, OptimizationReport, SalesRow as SalesReportRow, Summary, WeeklySummary};
+pub use requests::{GoalRequest, GoalsQuery, GoalsRequest, OptimizationQuery, SalesIngestRequest, SalesRowRequest};
+pub use service::{CacheStatus, OptimizationError, OptimizationService};

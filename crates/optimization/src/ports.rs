@@ -1,0 +1,55 @@
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use opsd_core::{LocationId, StoreError, TeamId};
+
+use crate::model::{SalesRow, StoredGoal, Week, WeekData};
+use crate::goals::DayGoal;
+use crate::report::OptimizationReport;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// Indexes of the rows whose location is not one of the team's.
+    #[error("locations outside the team")]
+    ForeignLocations(Vec<usize>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait AnalyticsStore: Send + Sync {
+    /// The week's facts and goals for the team, or one location of it. `None` when the team is
+    /// unknown or the location is not the team's. A fixed number of round trips, whatever the data.
+    async fn week(&self, team: &TeamId, location: Option<LocationId>, week: Week) -> Result<Option<WeekData>, StoreError>;
+    /// The stored goals of the scope (a location's own and the team defaults); `None` as above.
+    async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Option<Vec<StoredGoal>>, StoreError>;
+    /// Upserts sales by (location, date, block) in one transaction; returns the rows written.
+    async fn ingest_sales(&self, team: &TeamId, rows: &[SalesRow]) -> Result<u64, IngestError>;
+    /// Upserts the scope's goals by weekday; `None` when the location is not the team's.
+    async fn set_goals(&self, team: &TeamId, location: Option<LocationId>, goals: &[DayGoal]) -> Result<Option<()>, StoreError>;
+}
+
+/// A report's cache key: team, location (or all of the team's) and week.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReportKey {
+    pub team: TeamId,
+    pub location: Option<LocationId>,
+    pub week: Week,
+}
+
+#[derive(Debug, Clone)]
+pub enum CacheLookup {
+    Hit(Arc<OptimizationReport>),
+    /// Not cached; `generation` must be handed back to `put`, which drops the report if the team
+    /// was invalidated meanwhile.
+    Miss { generation: u64 },
+}
+
+/// The shared 15-minute cache of reports.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ReportCache: Send + Sync {
+    async fn get(&self, key: &ReportKey) -> CacheLookup;
+    async fn put(&self, key: ReportKey, report: Arc<OptimizationReport>, generation: u64);
+}

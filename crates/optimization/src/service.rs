@@ -1,0 +1,186 @@
+use std::sync::Arc;
+
+use opsd_core::{StoreError, TeamCacheInvalidation, ValidationErrors};
+
+use crate::breaker::{CircuitBreaker, CircuitOpen};
+use crate::goals::effective_goals;
+use crate::kpi::build_report;
+use crate::ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
+use crate::report::{GoalsResponse, OptimizationReport};
+use crate::requests::{GoalsQuery, GoalsRequest, OptimizationQuery, SalesIngestRequest};
+
+#[derive(Debug, thiserror::Error)]
+pub enum OptimizationError {
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error("unknown team or location")]
+    NotFound,
+    #[error("circuit open")]
+    CircuitOpen(CircuitOpen),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheStatus {
+    Hit,
+    Miss,
+}
+
+impl CacheStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheStatus::Hit => "hit",
+            CacheStatus::Miss => "miss",
+        }
+    }
+}
+
+pub struct OptimizationService {
+    store: Arc<dyn AnalyticsStore>,
+    cache: Arc<dyn ReportCache>,
+    invalidation: Arc<dyn TeamCacheInvalidation>,
+    breaker: CircuitBreaker,
+}
+
+impl OptimizationService {
+    pub fn new(
+        store: Arc<dyn AnalyticsStore>,
+        cache: Arc<dyn ReportCache>,
+        invalidation: Arc<dyn TeamCacheInvalidation>,
+        breaker: CircuitBreaker,
+    ) -> Self {
+        Self { store, cache, invalidation, breaker }
+    }
+
+    /// The week's report, from the cache when it holds it (even while the circuit is open).
+    pub async fn report(&self, query: &OptimizationQuery) -> Result<(Arc<OptimizationReport>, CacheStatus), OptimizationError> {
+        let (team, location, week) = query.parse()?;
+        let key = ReportKey { team, location, week };
+        let generation = match self.cache.get(&key).await {
+            CacheLookup::Hit(report) => return Ok((report, CacheStatus::Hit)),
+            CacheLookup::Miss { generation } => generation,
+        };
+        let data = self.guarded(self.store.week(&key.team, key.location, key.week)).await?;
+        let report = Arc::new(build_report(week, &data.ok_or(OptimizationError::NotFound)?));
+        self.cache.put(key, report.clone(), generation).await;
+        Ok((report, CacheStatus::Miss))
+    }
+
+    pub async fn goals(&self, query: &GoalsQuery) -> Result<GoalsResponse, OptimizationError> {
+        let (team, location) = query.parse()?;
+        let stored = self.guarded(self.store.goals(&team, location)).await?.ok_or(OptimizationError::NotFound)?;
+        Ok(GoalsResponse { goals: effective_goals(&stored) })
+    }
+
+    pub async fn set_goals(&self, request: &GoalsRequest) -> Result<GoalsResponse, OptimizationError> {
+        let (team, location, goals) = request.parse()?;
+        self.store.set_goals(&team, location, &goals).await?.ok_or(OptimizationError::NotFound)?;
+        self.invalidation.invalidate_team(&team).await;
+        let stored = self.store.goals(&team, location).await?.ok_or(OptimizationError::NotFound)?;
+        Ok(GoalsResponse { goals: effective_goals(&stored) })
+    }
+
+    /// Upserts a batch of sales facts; all or nothing.
+    pub async fn ingest_sales(&self, request: &SalesIngestRequest) -> Result<u64, OptimizationError> {
+        let (team, rows) = request.parse()?;
+        let written = self.store.ingest_sales(&team, &rows).await.map_err(|error| match error {
+            IngestError::ForeignLocations(indexes) => {
+                let mut errors = ValidationErrors::new();
+                for index in indexes.into_iter().take(20) {
+                    errors.push(format!("rows[{index}].locationId"), "is not a location of the team");
+                }
+                OptimizationError::Invalid(errors)
+            }
+            IngestError::Store(error) => error.into(),
+        })?;
+        self.invalidation.invalidate_team(&team).await;
+        Ok(written)
+    }
+
+    /// Runs a store read through the circuit breaker.
+    async fn guarded<T>(&self, call: impl Future<Output = Result<T, StoreError>>) -> Result<T, OptimizationError> {
+        self.breaker.admit().map_err(OptimizationError::CircuitOpen)?;
+        match call.await {
+            Ok(value) => {
+                self.breaker.record_success();
+                Ok(value)
+            }
+            Err(error) => {
+                self.breaker.record_failure();
+                Err(error.into())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use opsd_core::{MockClock, MockTeamCacheInvalidation, TeamId};
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::model::WeekData;
+    use crate::ports::{MockAnalyticsStore, MockReportCache};
+
+    fn query() -> OptimizationQuery {
+        OptimizationQuery { team_id: Some("org_1".into()), week_of: Some("2026-11-21".into()), location_id: None }
+    }
+
+    fn service(store: MockAnalyticsStore, cache: MockReportCache) -> OptimizationService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
+        let mut invalidation = MockTeamCacheInvalidation::new();
+        invalidation.expect_invalidate_team().return_const(());
+        OptimizationService::new(Arc::new(store), Arc::new(cache), Arc::new(invalidation), CircuitBreaker::new(Arc::new(clock)))
+    }
+
+    fn missing_cache() -> MockReportCache {
+        let mut cache = MockReportCache::new();
+        cache.expect_get().returning(|_| CacheLookup::Miss { generation: 7 });
+        cache
+    }
+
+    #[tokio::test]
+    async fn a_cache_hit_does_not_touch_the_store() {
+        let mut store = MockAnalyticsStore::new();
+        store.expect_week().never();
+        let report = Arc::new(build_report(crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)), &WeekData::default()));
+        let mut cache = MockReportCache::new();
+        cache.expect_get().returning(move |_| CacheLookup::Hit(report.clone()));
+        let (_, status) = service(store, cache).report(&query()).await.unwrap();
+        assert_eq!(status, CacheStatus::Hit);
+    }
+
+    #[tokio::test]
+    async fn a_miss_loads_builds_and_stores_with_the_generation_it_saw() {
+        let mut store = MockAnalyticsStore::new();
+        store.expect_week().times(1).returning(|_, _, _| Ok(Some(WeekData::default())));
+        let mut cache = missing_cache();
+        cache.expect_put().withf(|key, _, generation| key.team == TeamId::new("org_1") && *generation == 7).times(1).return_const(());
+        let (report, status) = service(store, cache).report(&query()).await.unwrap();
+        assert_eq!(status, CacheStatus::Miss);
+        assert_eq!(report.week_label, "Week of 2026-11-21");
+    }
+
+    #[tokio::test]
+    async fn five_store_failures_open_the_circuit_and_later_calls_skip_the_store() {
+        let mut store = MockAnalyticsStore::new();
+        store.expect_week().times(5).returning(|_, _, _| Err(StoreError::Unavailable("down".into())));
+        let service = service(store, missing_cache());
+        for _ in 0..5 {
+            assert!(matches!(service.report(&query()).await, Err(OptimizationError::Store(_))));
+        }
+        let error = service.report(&query()).await.unwrap_err();
+        assert!(matches!(error, OptimizationError::CircuitOpen(CircuitOpen { retry_after_seconds: 30 })));
+    }
+
+    #[tokio::test]
+    async fn an_unknown_scope_is_not_found_and_nothing_is_cached() {
+        let mut store = MockAnalyticsStore::new();
+        store.expect_week().returning(|_, _, _| Ok(None));
+        let mut cache = missing_cache();
+        cache.expect_put().never();
+        assert!(matches!(service(store, cache).report(&query()).await, Err(OptimizationError::NotFound)));
+    }
+}

@@ -1,0 +1,287 @@
+use async_trait::async_trait;
+use diesel::QueryableByName;
+use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Int8, Nullable, Numeric, Text, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use opsd_core::{Decimal, LocationId, StoreError, TeamId};
+use opsd_optimization::{
+    AnalyticsStore, Block, DayGoal, Department, IngestError, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData,
+};
+use time::Date;
+use uuid::Uuid;
+
+use crate::error::{TxError, corrupt};
+use crate::{Db, store_error};
+
+#[derive(QueryableByName)]
+struct ScopeGoalRow {
+    #[diesel(sql_type = Bool)]
+    ok: bool,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    location_id: Option<Uuid>,
+    #[diesel(sql_type = Nullable<Int2>)]
+    day_of_week: Option<i16>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    sales_goal: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    labor_pct_target: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    splh_target: Option<Decimal>,
+}
+
+#[derive(QueryableByName)]
+struct SalesFactRow {
+    #[diesel(sql_type = SqlDate)]
+    date: Date,
+    #[diesel(sql_type = Text)]
+    block: String,
+    #[diesel(sql_type = Numeric)]
+    food: Decimal,
+    #[diesel(sql_type = Numeric)]
+    beverage: Decimal,
+    #[diesel(sql_type = Numeric)]
+    other: Decimal,
+    #[diesel(sql_type = Nullable<Int8>)]
+    guests: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct LaborFactRow {
+    #[diesel(sql_type = SqlDate)]
+    date: Date,
+    #[diesel(sql_type = Text)]
+    department: String,
+    #[diesel(sql_type = Numeric)]
+    hours: Decimal,
+    #[diesel(sql_type = Numeric)]
+    cost: Decimal,
+}
+
+/// The scope check and the goals in one statement: a single row with `ok` false when the team is
+/// unknown or the location not the team's.
+const SCOPE_AND_GOALS: &str = "\
+    WITH scope AS ( \
+      SELECT EXISTS (SELECT 1 FROM teams WHERE id = $1) \
+         AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $2 AND team_id = $1)) AS ok) \
+    SELECT scope.ok, g.location_id, g.day_of_week, g.sales_goal, g.labor_pct_target, g.splh_target \
+    FROM scope LEFT JOIN labor_goals g \
+      ON scope.ok AND g.team_id = $1 AND (g.location_id IS NULL OR g.location_id = $2)";
+
+const SALES: &str = "\
+    SELECT f.date, f.block, SUM(f.food) AS food, SUM(f.beverage) AS beverage, SUM(f.other) AS other, \
+           SUM(f.guests)::bigint AS guests \
+    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
+    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR f.location_id = $2) AND f.date BETWEEN $3 AND $4 \
+    GROUP BY f.date, f.block";
+
+const LABOR: &str = "\
+    SELECT s.business_date AS date, s.department, SUM(s.hours_worked) AS hours, \
+           ROUND(SUM(s.hours_worked * s.hourly_wage), 2) AS cost \
+    FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) AND NOT s.is_draft \
+      AND s.business_date BETWEEN $3 AND $4 \
+    GROUP BY s.business_date, s.department";
+
+pub struct PgAnalyticsStore {
+    db: Db,
+}
+
+impl PgAnalyticsStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+
+    /// The week's data on a given connection: three statements, whatever the number of rows.
+    pub async fn week_on(
+        conn: &mut AsyncPgConnection,
+        team: &TeamId,
+        location: Option<LocationId>,
+        week: Week,
+    ) -> Result<Option<WeekData>, StoreError> {
+        let Some(goals) = scope_and_goals(conn, team, location).await? else {
+            return Ok(None);
+        };
+        let location = location.map(|l| l.0);
+        let sales: Vec<SalesFactRow> = diesel::sql_query(SALES)
+            .bind::<Text, _>(team.as_str())
+            .bind::<Nullable<SqlUuid>, _>(location)
+            .bind::<SqlDate, _>(week.start())
+            .bind::<SqlDate, _>(week.end())
+            .load(conn)
+            .await
+            .map_err(store_error)?;
+        let labor: Vec<LaborFactRow> = diesel::sql_query(LABOR)
+            .bind::<Text, _>(team.as_str())
+            .bind::<Nullable<SqlUuid>, _>(location)
+            .bind::<SqlDate, _>(week.start())
+            .bind::<SqlDate, _>(week.end())
+            .load(conn)
+            .await
+            .map_err(store_error)?;
+        Ok(Some(WeekData {
+            sales: sales
+                .into_iter()
+                .map(|row| {
+                    Ok(SalesFact {
+                        date: row.date,
+                        block: Block::parse(&row.block).ok_or_else(|| corrupt("block", &row.block))?,
+                        food: row.food,
+                        beverage: row.beverage,
+                        other: row.other,
+                        guests: row.guests,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            labor: labor
+                .into_iter()
+                .map(|row| {
+                    Ok(LaborFact {
+                        date: row.date,
+                        department: Department::parse(&row.department).ok_or_else(|| corrupt("department", &row.department))?,
+                        hours: row.hours,
+                        cost: row.cost,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            goals,
+        }))
+    }
+}
+
+async fn scope_and_goals(
+    conn: &mut AsyncPgConnection,
+    team: &TeamId,
+    location: Option<LocationId>,
+) -> Result<Option<Vec<StoredGoal>>, StoreError> {
+    let rows: Vec<ScopeGoalRow> = diesel::sql_query(SCOPE_AND_GOALS)
+        .bind::<Text, _>(team.as_str())
+        .bind::<Nullable<SqlUuid>, _>(location.map(|l| l.0))
+        .load(conn)
+        .await
+        .map_err(store_error)?;
+    if !rows.iter().next().is_some_and(|row| row.ok) {
+        return Ok(None);
+    }
+    Ok(Some(
+        rows.into_iter()
+            .filter_map(|row| {
+                Some(StoredGoal {
+                    location_id: row.location_id.map(LocationId),
+                    day_of_week: u8::try_from(row.day_of_week?).ok()?,
+                    sales_goal: row.sales_goal?,
+                    labor_pct_target: row.labor_pct_target?,
+                    splh_target: row.splh_target?,
+                })
+            })
+            .collect(),
+    ))
+}
+
+#[async_trait]
+impl AnalyticsStore for PgAnalyticsStore {
+    async fn week(&self, team: &TeamId, location: Option<LocationId>, week: Week) -> Result<Option<WeekData>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        Self::week_on(&mut conn, team, location, week).await
+    }
+
+    async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Option<Vec<StoredGoal>>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        scope_and_goals(&mut conn, team, location).await
+    }
+
+    async fn ingest_sales(&self, team: &TeamId, rows: &[SalesRow]) -> Result<u64, IngestError> {
+        let mut conn = self.db.conn().await?;
+        let location_ids: Vec<Uuid> = rows.iter().map(|r| r.location_id.0).collect();
+        let written = conn
+            .transaction::<u64, TxError<IngestError>, _>(async |conn| {
+                #[derive(QueryableByName)]
+                struct Owned {
+                    #[diesel(sql_type = SqlUuid)]
+                    id: Uuid,
+                }
+                let owned: Vec<Owned> = diesel::sql_query("SELECT id FROM locations WHERE team_id = $1 AND id = ANY($2)")
+                    .bind::<Text, _>(team.as_str())
+                    .bind::<Array<SqlUuid>, _>(&location_ids)
+                    .load(conn)
+                    .await?;
+                let owned: std::collections::HashSet<Uuid> = owned.into_iter().map(|o| o.id).collect();
+                let foreign: Vec<usize> =
+                    location_ids.iter().enumerate().filter(|(_, id)| !owned.contains(id)).map(|(i, _)| i).collect();
+                if !foreign.is_empty() {
+                    return Err(TxError::Domain(IngestError::ForeignLocations(foreign)));
+                }
+                // One statement for the whole batch, however large.
+                let written = diesel::sql_query(
+                    "INSERT INTO sales_facts (location_id, date, block, food, beverage, other, guests, updated_at) \
+                     SELECT *, now() FROM unnest($1::uuid[], $2::date[], $3::text[], $4::numeric[], $5::numeric[], \
+                                                 $6::numeric[], $7::int[]) \
+                     ON CONFLICT (location_id, date, block) DO UPDATE SET food = EXCLUDED.food, \
+                       beverage = EXCLUDED.beverage, other = EXCLUDED.other, guests = EXCLUDED.guests, updated_at = now()",
+                )
+                .bind::<Array<SqlUuid>, _>(&location_ids)
+                .bind::<Array<SqlDate>, _>(rows.iter().map(|r| r.date).collect::<Vec<_>>())
+                .bind::<Array<Text>, _>(rows.iter().map(|r| r.block.as_str()).collect::<Vec<_>>())
+                .bind::<Array<Numeric>, _>(rows.iter().map(|r| r.food).collect::<Vec<_>>())
+                .bind::<Array<Numeric>, _>(rows.iter().map(|r| r.beverage).collect::<Vec<_>>())
+                .bind::<Array<Numeric>, _>(rows.iter().map(|r| r.other).collect::<Vec<_>>())
+                .bind::<Array<Nullable<diesel::sql_types::Int4>>, _>(rows.iter().map(|r| r.guests).collect::<Vec<_>>())
+                .execute(conn)
+                .await?;
+                Ok(written as u64)
+            })
+            .await
+            .map_err(|error| match error {
+                TxError::Db(error) => IngestError::Store(store_error(error)),
+                TxError::Domain(error) => error,
+            })?;
+        Ok(written)
+    }
+
+    async fn set_goals(&self, team: &TeamId, location: Option<LocationId>, goals: &[DayGoal]) -> Result<Option<()>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let location = location.map(|l| l.0);
+        conn.transaction::<Option<()>, diesel::result::Error, _>(async |conn| {
+            if let Some(location) = location {
+                #[derive(QueryableByName)]
+                struct Found {
+                    #[diesel(sql_type = Bool)]
+                    found: bool,
+                }
+                let found: Found = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS found")
+                    .bind::<SqlUuid, _>(location)
+                    .bind::<Text, _>(team.as_str())
+                    .get_result(conn)
+                    .await?;
+                if !found.found {
+                    return Ok(None);
+                }
+            }
+            diesel::sql_query("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING")
+                .bind::<Text, _>(team.as_str())
+                .execute(conn)
+                .await?;
+            let conflict = if location.is_some() {
+                "(location_id, day_of_week) WHERE location_id IS NOT NULL"
+            } else {
+                "(team_id, day_of_week) WHERE location_id IS NULL"
+            };
+            for goal in goals {
+                diesel::sql_query(format!(
+                    "INSERT INTO labor_goals (team_id, location_id, day_of_week, sales_goal, labor_pct_target, splh_target) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT {conflict} DO UPDATE SET sales_goal = EXCLUDED.sales_goal, \
+                     labor_pct_target = EXCLUDED.labor_pct_target, splh_target = EXCLUDED.splh_target, updated_at = now()"
+                ))
+                .bind::<Text, _>(team.as_str())
+                .bind::<Nullable<SqlUuid>, _>(location)
+                .bind::<Int2, _>(i16::from(goal.day_of_week))
+                .bind::<Numeric, _>(goal.sales_goal)
+                .bind::<Numeric, _>(goal.labor_pct_target)
+                .bind::<Numeric, _>(goal.splh_target)
+                .execute(conn)
+                .await?;
+            }
+            Ok(Some(()))
+        })
+        .await
+        .map_err(store_error)
+    }
+}

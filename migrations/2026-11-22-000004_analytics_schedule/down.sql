@@ -1,0 +1,3 @@
+DROP TABLE schedule_shifts;
+DROP TABLE labor_goals;
+DROP TABLE sales_facts;
