@@ -2,6 +2,7 @@
 
 mod analytics;
 mod auth;
+mod coupons;
 mod errors;
 mod incidents;
 mod reports;

@@ -41,6 +41,11 @@ pub fn test_config(db_url: &str) -> Config {
         },
         app_origin: Some(APP_ORIGIN.to_owned()),
         contact_retention_days: 30,
+        coupons: opsd::config::CouponConfig {
+            expiry_enabled: true,
+            webhook_secret: Some(SecretString::from(crate::COUPON_WEBHOOK_SECRET)),
+            worker_enabled: true,
+        },
         outbound_allow_loopback: true,
     }
 }

@@ -14,6 +14,7 @@ pub const API_KEY: &str = "test-api-key";
 pub const ROTATED_API_KEY: &str = "test-api-key-next";
 pub const CRON_SECRET: &str = "test-cron-secret";
 pub const IDENTITY_WEBHOOK_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+pub const COUPON_WEBHOOK_SECRET: &str = "whsec_dGVzdC1jb3Vwb24tc2VjcmV0LWZvci1vcHNk";
 
 /// Signs a webhook delivery as a Standard Webhooks sender does (`v1,<base64 HMAC-SHA256>`).
 pub fn sign_webhook(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> String {

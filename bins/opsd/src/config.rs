@@ -21,6 +21,7 @@ pub struct Config {
     pub identity: IdentityConfig,
     /// The web app's origin: cookie-authenticated unsafe requests must come from it.
     pub app_origin: Option<String>,
+    pub coupons: CouponConfig,
     /// Soft-deleted contacts older than this are pruned by the prune job.
     pub contact_retention_days: u32,
     /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
@@ -41,6 +42,15 @@ pub struct CredentialsConfig {
     /// several at once so keys can rotate.
     pub api_keys: Vec<SecretString>,
     pub cron_secret: Option<SecretString>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CouponConfig {
+    /// Admits the expiry sweep (default false: the job answers `disabled`).
+    pub expiry_enabled: bool,
+    pub webhook_secret: Option<SecretString>,
+    /// Runs the guest-event worker in this instance (default true).
+    pub worker_enabled: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -74,6 +84,11 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            coupons: CouponConfig {
+                expiry_enabled: flag("COUPON_EXPIRY_ENABLED")?,
+                webhook_secret: text("COUPON_WEBHOOK_SECRET").map(SecretString::from),
+                worker_enabled: !matches!(text("GUEST_EVENT_WORKER").as_deref(), Some("false" | "0" | "off")),
+            },
             contact_retention_days: parsed("CONTACT_RETENTION_DAYS")?.unwrap_or(30),
             outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,
         })

@@ -18,6 +18,8 @@ use opsd_optimization::{
     SalesReportRow, SalesRowRequest, Summary, WeeklySummary,
 };
 
+use opsd_coupons::{Offer, OfferRequest, Reservation, ReservationState};
+
 use crate::routes::{
     self, CommentRequest, LocationView, NewLocationRequest, StatusRequest, TeamSettingsRequest, TeamSettingsView,
 };
@@ -40,6 +42,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
         routes::identity_webhook,
         routes::optimization, routes::goals, routes::set_goals, routes::ingest_sales,
+        routes::create_offer, routes::offer, routes::reservation, routes::redeem, routes::expire_coupons, routes::automation,
     ),
     components(schemas(
         Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
@@ -49,6 +52,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         ReportShift, routes::Received,
         OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoal, Block,
         GoalsRequest, GoalRequest, SalesIngestRequest, SalesRowRequest, routes::SalesIngested,
+        Offer, OfferRequest, Reservation, ReservationState, routes::Accepted, routes::JobStatusBody, routes::SweepReportSchema,
     )),
     modifiers(&SecuritySchemes, &ProblemResponses),
     tags(
@@ -58,6 +62,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "incidents", description = "Incidents and contacts"),
         (name = "reports", description = "Shift and manager reports"),
         (name = "analytics", description = "Labor optimization data, goals and sales ingestion (service API key)"),
+        (name = "coupons", description = "Coupon offers and guest reservations"),
         (name = "webhooks", description = "Inbound webhooks, verified with Standard Webhooks signatures"),
     )
 )]

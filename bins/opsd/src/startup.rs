@@ -1,27 +1,31 @@
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
-use opsd_core::{Clock, SystemClock};
+use opsd_cache::MokaReportCache;
+use opsd_core::{Clock, SystemClock, TeamChat};
+use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake, GuestEventWorker};
 use opsd_identity::{
     Authenticator, DecodingKey, IdentityWebhookService, JwksCache, KeySource, TokenPolicy, TokenVerifier,
 };
-use opsd_jobs::JobRunner;
-use opsd_signatures::WebhookSecret;
-use opsd_outbound::{HttpJwksFetcher, OutboundTargets};
 use opsd_incidents::IncidentService;
-use opsd_postgres::{
-    Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgIdentityEventStore, PgIncidentStore, PgTeamCacheInvalidation, PgJobLocks, PgJobRunStore, PgLocationStore, PgMembershipStore,
-    PgReportStore, PgTeamSettingsStore,
-};
-use opsd_cache::MokaReportCache;
+use opsd_jobs::JobRunner;
 use opsd_optimization::{CircuitBreaker, OptimizationService};
-use opsd_postgres::listen_for_invalidations;
+use opsd_outbound::{ChatAlertNotifier, HttpJwksFetcher, OutboundTargets, SlackWebhookChat};
+use opsd_postgres::{
+    Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
+    PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
+    PgMembershipStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
+};
 use opsd_reports::ReportService;
+use opsd_signatures::WebhookSecret;
 use opsd_teams::TeamService;
+use secrecy::{ExposeSecret, SecretString};
+use tokio::task::JoinHandle;
 
 use crate::config::Config;
 use crate::extract::json::BODY_LIMIT;
@@ -29,24 +33,23 @@ use crate::middleware::{HttpMetrics, record_metrics, request_id};
 use crate::routes;
 use crate::state::AppState;
 
+/// Outbound calls to team chats give up after this long.
+const CHAT_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The built server: bound to its port, not yet serving.
 pub struct Application {
     port: u16,
     server: Server,
+    background: Vec<JoinHandle<()>>,
 }
 
 impl Application {
-    /// Connects to the database, runs the migrations, wires the services and binds the listener
-    /// (port 0 picks a free port; `port()` tells which).
+    /// Connects to the database, runs the migrations, wires the services, starts the background
+    /// tasks and binds the listener (port 0 picks a free port; `port()` tells which).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let db = connect_database(&config).await?;
-        let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, 10_000);
-        let on_invalidation: InvalidationHandler = Arc::new({
-            let cache = cache.clone();
-            move |team| cache.invalidate(team)
-        });
-        tokio::spawn(listen_for_invalidations(config.database.url.clone(), on_invalidation.clone()));
-        let state = web::Data::new(wire(&config, db, cache, on_invalidation)?);
+        let (state, background) = wire(&config, db).await?;
+        let state = web::Data::new(state);
         let metrics = web::Data::new(HttpMetrics::new());
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
         let port = listener.local_addr()?.port();
@@ -63,16 +66,21 @@ impl Application {
         .listen(listener)?
         .shutdown_timeout(30)
         .run();
-        Ok(Self { port, server })
+        Ok(Self { port, server, background })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight and returns.
+    /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, stops
+    /// the background tasks and returns.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        for task in self.background {
+            task.abort();
+        }
+        served
     }
 }
 
@@ -87,68 +95,107 @@ pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-fn wire(
-    config: &Config,
-    db: Db,
-    cache: MokaReportCache,
-    on_invalidation: InvalidationHandler,
-) -> anyhow::Result<AppState> {
+async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHandle<()>>)> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
-    let keys = signing_keys(config, clock.clone())?;
-    let policy = TokenPolicy {
-        issuer: config.identity.issuer.clone(),
-        authorized_parties: config.identity.authorized_parties.clone(),
-    };
-    let authenticator =
-        Authenticator::new(TokenVerifier::new(keys, policy), Arc::new(PgMembershipStore::new(db.clone())));
-    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation));
-    let optimization = OptimizationService::new(
-        Arc::new(PgAnalyticsStore::new(db.clone())),
-        Arc::new(cache),
-        cache_invalidation.clone(),
-        CircuitBreaker::new(clock.clone()),
+    let locations = Arc::new(PgLocationStore::new(db.clone()));
+    let settings = Arc::new(PgTeamSettingsStore::new(db.clone()));
+    let chat: Arc<dyn TeamChat> = Arc::new(SlackWebhookChat::new(outbound, CHAT_TIMEOUT));
+
+    let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, 10_000);
+    let on_invalidation: InvalidationHandler = Arc::new({
+        let cache = cache.clone();
+        move |team| cache.invalidate(team)
+    });
+    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone()));
+    let listener = listen_for_invalidations(config.database.url.clone(), on_invalidation)
+        .await
+        .context("listening for cache invalidations")?;
+    let mut background = vec![listener];
+
+    let authenticator = Authenticator::new(
+        TokenVerifier::new(
+            signing_keys(config, clock.clone())?,
+            TokenPolicy {
+                issuer: config.identity.issuer.clone(),
+                authorized_parties: config.identity.authorized_parties.clone(),
+            },
+        ),
+        Arc::new(PgMembershipStore::new(db.clone())),
     );
     let identity_webhooks = IdentityWebhookService::new(
         webhook_secret("IDENTITY_WEBHOOK_SECRET", config.identity.webhook_secret.as_ref())?,
         Arc::new(PgIdentityEventStore::new(db.clone())),
-        cache_invalidation,
+        cache_invalidation.clone(),
         clock.clone(),
     );
-    let teams = TeamService::new(
-        Arc::new(PgLocationStore::new(db.clone())),
-        Arc::new(PgTeamSettingsStore::new(db.clone())),
-        Arc::new(outbound),
-    );
-    let incidents = IncidentService::new(
-        Arc::new(PgIncidentStore::new(db.clone())),
-        Arc::new(PgContactStore::new(db.clone())),
-        clock.clone(),
-    );
-    let reports = ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone());
-    let jobs = Arc::new(JobRunner::new(
-        Arc::new(PgJobLocks::new(db.clone())),
-        Arc::new(PgJobRunStore::new(db.clone())),
-        clock,
-    ));
-    Ok(AppState {
-        db,
+
+    let coupon_store = Arc::new(PgCouponStore::new(db.clone()));
+    let guest_event_store = Arc::new(PgGuestEventStore::new(db.clone()));
+    let guest_event_wake = Arc::new(tokio::sync::Notify::new());
+    if config.coupons.worker_enabled {
+        let worker = GuestEventWorker::new(
+            guest_event_store.clone(),
+            coupon_store.clone(),
+            Arc::new(ChatAlertNotifier::new(chat.clone(), settings.clone(), locations.clone())),
+            clock.clone(),
+        );
+        background.push(tokio::spawn(run_guest_event_worker(worker, guest_event_wake.clone())));
+    }
+
+    let state = AppState {
+        db: db.clone(),
         credentials: config.credentials.clone(),
         app_origin: config.app_origin.clone(),
         authenticator,
         identity_webhooks,
-        teams,
-        incidents,
-        reports,
-        optimization,
+        teams: TeamService::new(locations.clone(), settings.clone(), Arc::new(outbound)),
+        incidents: IncidentService::new(
+            Arc::new(PgIncidentStore::new(db.clone())),
+            Arc::new(PgContactStore::new(db.clone())),
+            clock.clone(),
+        ),
+        reports: ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone()),
+        optimization: OptimizationService::new(
+            Arc::new(PgAnalyticsStore::new(db.clone())),
+            Arc::new(cache),
+            cache_invalidation,
+            CircuitBreaker::new(clock.clone()),
+        ),
+        coupons: CouponService::new(coupon_store, clock.clone()),
+        expiry: ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone()),
+        coupon_expiry_enabled: config.coupons.expiry_enabled,
+        guest_events: GuestEventIntake::new(
+            webhook_secret("COUPON_WEBHOOK_SECRET", config.coupons.webhook_secret.as_ref())?,
+            guest_event_store,
+            clock.clone(),
+        ),
+        guest_event_wake,
         contact_retention_days: config.contact_retention_days,
-        jobs,
-    })
+        jobs: Arc::new(JobRunner::new(
+            Arc::new(PgJobLocks::new(db.clone())),
+            Arc::new(PgJobRunStore::new(db)),
+            clock,
+        )),
+    };
+    Ok((state, background))
+}
+
+/// Drains the guest-event queue: at once when an event arrives here, and every second for events
+/// that arrived through other instances or wait for a retry.
+async fn run_guest_event_worker(worker: GuestEventWorker, wake: Arc<tokio::sync::Notify>) {
+    loop {
+        match worker.run_once(50).await {
+            Ok(50) => continue,
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "the guest-event worker could not claim events"),
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), wake.notified()).await;
+    }
 }
 
 /// A configured signing secret must be well-formed, or the server does not start.
-fn webhook_secret(name: &str, secret: Option<&secrecy::SecretString>) -> anyhow::Result<Option<WebhookSecret>> {
-    use secrecy::ExposeSecret;
+fn webhook_secret(name: &str, secret: Option<&SecretString>) -> anyhow::Result<Option<WebhookSecret>> {
     secret
         .map(|secret| WebhookSecret::parse(secret.expose_secret()).map_err(|error| anyhow::anyhow!("{name}: {error}")))
         .transpose()

@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake};
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
 use opsd_optimization::OptimizationService;
@@ -21,6 +22,12 @@ pub struct AppState {
     pub incidents: IncidentService,
     pub reports: ReportService,
     pub optimization: OptimizationService,
+    pub coupons: CouponService,
+    pub expiry: ExpirySweep,
+    pub coupon_expiry_enabled: bool,
+    pub guest_events: GuestEventIntake,
+    /// Wakes the guest-event worker when an event arrives.
+    pub guest_event_wake: Arc<tokio::sync::Notify>,
     pub contact_retention_days: u32,
     pub jobs: Arc<JobRunner>,
 }

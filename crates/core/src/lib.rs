@@ -34,3 +34,8 @@ pub use cache::MockTeamCacheInvalidation;
 
 mod department;
 pub use department::Department;
+
+mod chat;
+pub use chat::TeamChat;
+#[cfg(any(test, feature = "mock"))]
+pub use chat::MockTeamChat;

@@ -1,7 +1,11 @@
 //! Outbound HTTP adapters (reqwest) for the domain ports.
 
+mod alerts;
+mod chat;
 mod jwks;
 mod url_policy;
 
+pub use alerts::ChatAlertNotifier;
+pub use chat::SlackWebhookChat;
 pub use jwks::HttpJwksFetcher;
 pub use url_policy::{OutboundTargets, is_public_address};

@@ -51,42 +51,67 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
     }
 }
 
-/// Listens for invalidations until the process ends, reconnecting with backoff. Every successful
-/// (re)connection drops everything, since notifications sent while away are lost; a lost
-/// connection alone drops nothing, so cached answers keep being served through a database outage.
-pub async fn listen_for_invalidations(database_url: String, handler: InvalidationHandler) {
-    let mut backoff = Duration::from_millis(250);
-    loop {
-        match listen_once(&database_url, &handler).await {
-            Ok(()) => tracing::warn!("cache invalidation listener disconnected; reconnecting"),
-            Err(error) => tracing::warn!(%error, "cache invalidation listener failed; reconnecting"),
+/// Connects the invalidation listener before returning, so an instance never serves a cache that
+/// is not yet listening, then listens until the process ends, reconnecting with backoff. Each
+/// reconnection drops everything, since notifications sent while away are lost; a lost connection
+/// alone drops nothing, so cached answers keep being served through a database outage.
+pub async fn listen_for_invalidations(
+    database_url: String,
+    handler: InvalidationHandler,
+) -> Result<tokio::task::JoinHandle<()>, tokio_postgres::Error> {
+    let first = Listener::connect(&database_url).await?;
+    Ok(tokio::spawn(async move {
+        first.run(&handler).await;
+        let mut backoff = Duration::from_millis(250);
+        loop {
+            tracing::warn!("cache invalidation listener disconnected; reconnecting");
+            tokio::time::sleep(backoff).await;
+            match Listener::connect(&database_url).await {
+                Ok(listener) => {
+                    backoff = Duration::from_millis(250);
+                    handler(None);
+                    listener.run(&handler).await;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "cache invalidation listener could not reconnect");
+                    backoff = (backoff * 2).min(Duration::from_secs(10));
+                }
+            }
         }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(10));
-    }
+    }))
 }
 
-async fn listen_once(database_url: &str, handler: &InvalidationHandler) -> Result<(), tokio_postgres::Error> {
-    let (client, mut connection) = tokio_postgres::connect(database_url, NoTls).await?;
-    let (sender, mut messages) = futures::channel::mpsc::unbounded();
-    let driver = tokio::spawn(async move {
-        let mut stream = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
-        while let Some(message) = stream.next().await {
-            if sender.unbounded_send(message).is_err() {
-                break;
+struct Listener {
+    _client: tokio_postgres::Client,
+    messages: futures::channel::mpsc::UnboundedReceiver<Result<AsyncMessage, tokio_postgres::Error>>,
+    driver: tokio::task::JoinHandle<()>,
+}
+
+impl Listener {
+    async fn connect(database_url: &str) -> Result<Self, tokio_postgres::Error> {
+        let (client, mut connection) = tokio_postgres::connect(database_url, NoTls).await?;
+        let (sender, messages) = futures::channel::mpsc::unbounded();
+        let driver = tokio::spawn(async move {
+            let mut stream = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+            while let Some(message) = stream.next().await {
+                if sender.unbounded_send(message).is_err() {
+                    break;
+                }
             }
-        }
-    });
-    client.batch_execute(&format!("LISTEN {CACHE_CHANNEL}")).await?;
-    handler(None);
-    while let Some(message) = messages.next().await {
-        match message? {
-            AsyncMessage::Notification(note) if note.channel() == CACHE_CHANNEL => {
+        });
+        client.batch_execute(&format!("LISTEN {CACHE_CHANNEL}")).await?;
+        Ok(Self { _client: client, messages, driver })
+    }
+
+    /// Applies notifications until the connection ends.
+    async fn run(mut self, handler: &InvalidationHandler) {
+        while let Some(Ok(message)) = self.messages.next().await {
+            if let AsyncMessage::Notification(note) = message
+                && note.channel() == CACHE_CHANNEL
+            {
                 handler(Some(&TeamId::new(note.payload())));
             }
-            _ => {}
         }
+        self.driver.abort();
     }
-    driver.abort();
-    Ok(())
 }

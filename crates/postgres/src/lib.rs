@@ -1,6 +1,8 @@
 //! PostgreSQL adapters (diesel + diesel-async + deadpool) for the domain ports.
 
 mod contacts;
+mod coupons;
+mod guest_events;
 mod analytics;
 mod cache_bus;
 mod deliveries;
@@ -16,6 +18,8 @@ mod pool;
 pub mod schema;
 
 pub use contacts::PgContactStore;
+pub use coupons::{PgCouponStore, PgExpiryStore};
+pub use guest_events::PgGuestEventStore;
 pub use analytics::PgAnalyticsStore;
 pub use cache_bus::{CACHE_CHANNEL, InvalidationHandler, PgTeamCacheInvalidation, listen_for_invalidations};
 pub use error::store_error;

@@ -2,12 +2,13 @@
 //! with 404, both as problem details.
 
 mod analytics;
+mod coupons;
 mod cron;
 mod health;
 mod incidents;
 mod reports;
 mod setup;
-mod webhooks;
+pub(crate) mod webhooks;
 
 use actix_web::{HttpResponse, Resource, web};
 
@@ -15,6 +16,10 @@ use crate::errors::ApiError;
 
 pub use analytics::{
     __path_goals, __path_ingest_sales, __path_optimization, __path_set_goals, SalesIngested,
+};
+pub use coupons::{
+    __path_automation, __path_create_offer, __path_expire_coupons, __path_offer, __path_redeem, __path_reservation,
+    Accepted, JobStatusBody, SweepReportSchema,
 };
 pub use cron::{__path_keep_alive, __path_prune_soft_deleted_contacts};
 pub use incidents::{
@@ -87,6 +92,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .app_data(web::PayloadConfig::new(analytics::SALES_BODY_LIMIT))
                 .route(web::post().to(analytics::ingest_sales)),
         )
+        .service(resource("/api/coupons/offers", "POST").route(web::post().to(coupons::create_offer)))
+        .service(resource("/api/coupons/offers/{id}", "GET").route(web::get().to(coupons::offer)))
+        .service(resource("/api/coupons/reservations/{id}", "GET").route(web::get().to(coupons::reservation)))
+        .service(resource("/api/coupons/reservations/{id}/redeem", "POST").route(web::post().to(coupons::redeem)))
+        .service(resource("/cron/expire-coupons", "GET").route(web::get().to(coupons::expire_coupons)))
+        .service(resource("/api/automation/coupons", "POST").route(web::post().to(coupons::automation)))
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));
 }

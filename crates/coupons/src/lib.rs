@@ -1,0 +1,23 @@
+//! Coupons: offers with capacity, guest reservations held against it, their expiry, and the
+//! guest-event queue the coupon-automation producer feeds.
+
+mod events;
+mod expiry;
+mod intake;
+mod model;
+mod ports;
+mod service;
+mod worker;
+
+pub use events::{CanonicalEvent, GuestEvent, LegacyRating};
+pub use expiry::{ExpirySweep, SweepReport, EXPIRY_LAG_BOUND_SECONDS};
+pub use intake::{GuestEventIntake, IntakeError, IntakeOutcome};
+pub use model::{NewOffer, Offer, OfferId, OfferRequest, Reservation, ReservationId, ReservationState};
+pub use ports::{
+    AlertNotifier, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryHealth, ExpiryStore, GuestAlert,
+    GuestEventStore, HoldOutcome, QueuedEvent, RedeemOutcome,
+};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventStore};
+pub use service::{CouponError, CouponService};
+pub use worker::{GuestEventWorker, LOW_RATING};

@@ -1,0 +1,157 @@
+use async_trait::async_trait;
+use opsd_core::{LocationId, StoreError, TeamId};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::events::GuestEvent;
+use crate::model::{NewOffer, Offer, OfferId, Reservation, ReservationId};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedeemOutcome {
+    NotFound,
+    Redeemed(Reservation),
+    /// It was due: it is expired now (its capacity released), so it cannot be redeemed.
+    Expired(Reservation),
+    /// Redeemed or cancelled before.
+    NotActive(Reservation),
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CouponStore: Send + Sync {
+    /// `None` when the location is not the team's.
+    async fn create_offer(&self, team: &TeamId, offer: &NewOffer, at: OffsetDateTime) -> Result<Option<Offer>, StoreError>;
+    async fn offer(&self, team: &TeamId, id: OfferId) -> Result<Option<Offer>, StoreError>;
+    /// Runs the expiry step on the reservation when it is due, then reads it.
+    async fn reservation(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<Option<Reservation>, StoreError>;
+    /// Runs the expiry step first, then redeems an active reservation and releases its capacity.
+    async fn redeem(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<RedeemOutcome, StoreError>;
+}
+
+/// One batch of the sweep, committed as one transaction.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BatchOutcome {
+    /// Due active reservations the batch looked at.
+    pub candidates: u64,
+    pub expired: u64,
+    pub accepted_events: u64,
+    pub duplicate_events: u64,
+    /// The largest (expired time − due time) of the batch, in seconds.
+    pub max_lag_seconds: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ExpiryHealth {
+    /// Σ held − count(active), over all offers.
+    pub reconciliation_delta: i64,
+    /// (now − due time) of the oldest due reservation still active, in seconds.
+    pub oldest_due_lag_seconds: Option<f64>,
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ExpiryStore: Send + Sync {
+    /// Claims at most `limit` due active reservations (oldest first, `SKIP LOCKED`), expires them,
+    /// releases their capacity and queues one `reservation.expired:<id>` event each.
+    async fn expire_batch(&self, now: OffsetDateTime, limit: u32) -> Result<BatchOutcome, StoreError>;
+    async fn health(&self, now: OffsetDateTime) -> Result<ExpiryHealth, StoreError>;
+}
+
+/// An event for the durable queue, with its stable identity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueuedEvent {
+    pub identity: String,
+    pub source: &'static str,
+    pub payload_sha256: String,
+    pub event: GuestEvent,
+    pub payload: serde_json::Value,
+    pub received_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnqueueOutcome {
+    New,
+    Duplicate,
+    /// The identity is known with another payload hash.
+    Conflict,
+    /// The location is not the team's.
+    UnknownScope,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimedEvent {
+    pub id: Uuid,
+    pub identity: String,
+    pub source: String,
+    pub attempts: i32,
+    pub team_id: TeamId,
+    pub location_id: LocationId,
+    pub payload: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldOutcome {
+    Held,
+    /// No capacity was free: recorded as rejected.
+    Rejected,
+    AlreadyKnown,
+    /// No such offer at this team and location.
+    UnknownOffer,
+}
+
+/// A low-rating alert: counts and identities only, never contact values, comments or tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuestAlert {
+    pub id: Uuid,
+    pub team_id: TeamId,
+    pub location_id: LocationId,
+    pub rating: u8,
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait GuestEventStore: Send + Sync {
+    /// Checks the location belongs to the team and inserts the event under its identity.
+    async fn enqueue(&self, event: &QueuedEvent) -> Result<EnqueueOutcome, StoreError>;
+    /// Leases up to `limit` ready events (`SKIP LOCKED`) until `lease_until`.
+    async fn claim(&self, limit: u32, now: OffsetDateTime, lease_until: OffsetDateTime) -> Result<Vec<ClaimedEvent>, StoreError>;
+    async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError>;
+    /// Puts the event back for a later attempt, or marks it failed after the last one.
+    async fn retry_later(&self, event: Uuid, available_at: OffsetDateTime, give_up: bool) -> Result<(), StoreError>;
+    /// Holds capacity for a new reservation when some is free.
+    #[allow(clippy::too_many_arguments)]
+    async fn hold(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        reservation: ReservationId,
+        offer: OfferId,
+        guest_id: &str,
+        expires_at: OffsetDateTime,
+        at: OffsetDateTime,
+    ) -> Result<HoldOutcome, StoreError>;
+    /// Records feedback durably (once per feedback id).
+    #[allow(clippy::too_many_arguments)]
+    async fn record_feedback(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        feedback_id: &str,
+        guest_id: &str,
+        reservation: Option<ReservationId>,
+        rating: u8,
+        comment: Option<String>,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+    /// Creates the alert of a stored feedback whose stored rating is at most `max_rating`; `None`
+    /// when there is no such feedback row or the alert exists already.
+    async fn record_alert(&self, feedback_id: &str, max_rating: u8, at: OffsetDateTime) -> Result<Option<GuestAlert>, StoreError>;
+    async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError>;
+}
+
+/// Tells the location's admins about a low rating.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait AlertNotifier: Send + Sync {
+    async fn low_rating(&self, alert: &GuestAlert) -> Result<(), String>;
+}

@@ -1,0 +1,58 @@
+use std::sync::Arc;
+
+use opsd_core::{Caller, Clock, Forbidden, StoreError, ValidationErrors};
+
+use crate::model::{Offer, OfferId, OfferRequest, Reservation, ReservationId};
+use crate::ports::{CouponStore, RedeemOutcome};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CouponError {
+    #[error(transparent)]
+    Forbidden(#[from] Forbidden),
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error("not found")]
+    NotFound,
+    #[error("the reservation is {0}")]
+    NotRedeemable(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct CouponService {
+    store: Arc<dyn CouponStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl CouponService {
+    pub fn new(store: Arc<dyn CouponStore>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
+    pub async fn create_offer(&self, caller: &Caller, request: &OfferRequest) -> Result<Offer, CouponError> {
+        let team = caller.admin_team()?;
+        let offer = request.parse()?;
+        self.store
+            .create_offer(team, &offer, self.clock.now())
+            .await?
+            .ok_or_else(|| ValidationErrors::single("locationId", "is not a location of your team").into())
+    }
+
+    /// Reading an offer expires nothing.
+    pub async fn offer(&self, caller: &Caller, id: OfferId) -> Result<Offer, CouponError> {
+        self.store.offer(caller.team_id()?, id).await?.ok_or(CouponError::NotFound)
+    }
+
+    pub async fn reservation(&self, caller: &Caller, id: ReservationId) -> Result<Reservation, CouponError> {
+        self.store.reservation(caller.team_id()?, id, self.clock.now()).await?.ok_or(CouponError::NotFound)
+    }
+
+    pub async fn redeem(&self, caller: &Caller, id: ReservationId) -> Result<Reservation, CouponError> {
+        match self.store.redeem(caller.team_id()?, id, self.clock.now()).await? {
+            RedeemOutcome::Redeemed(reservation) => Ok(reservation),
+            RedeemOutcome::NotFound => Err(CouponError::NotFound),
+            RedeemOutcome::Expired(_) => Err(CouponError::NotRedeemable("expired")),
+            RedeemOutcome::NotActive(reservation) => Err(CouponError::NotRedeemable(reservation.state.as_str())),
+        }
+    }
+}

@@ -1,0 +1,198 @@
+use std::sync::Arc;
+
+use opsd_core::{Clock, StoreError};
+use time::Duration;
+
+use crate::events::{CanonicalEvent, GuestEvent};
+use crate::ports::{ClaimedEvent, CouponStore, GuestEventStore, HoldOutcome, RedeemOutcome};
+
+/// Ratings at or below this alert the location's admins, when backed by a durable feedback row.
+pub const LOW_RATING: u8 = 2;
+const LEASE: Duration = Duration::seconds(60);
+const MAX_ATTEMPTS: i32 = 10;
+
+/// Processes the guest-event queue: reloads the authoritative records and decides each event's
+/// effect. Every step is idempotent, so an event processed twice (an expired lease) changes
+/// nothing the second time.
+pub struct GuestEventWorker {
+    events: Arc<dyn GuestEventStore>,
+    coupons: Arc<dyn CouponStore>,
+    notifier: Arc<dyn crate::ports::AlertNotifier>,
+    clock: Arc<dyn Clock>,
+}
+
+impl GuestEventWorker {
+    pub fn new(
+        events: Arc<dyn GuestEventStore>,
+        coupons: Arc<dyn CouponStore>,
+        notifier: Arc<dyn crate::ports::AlertNotifier>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self { events, coupons, notifier, clock }
+    }
+
+    /// Claims and processes up to `limit` events; returns how many were claimed.
+    pub async fn run_once(&self, limit: u32) -> Result<usize, StoreError> {
+        let now = self.clock.now();
+        let claimed = self.events.claim(limit, now, now + LEASE).await?;
+        for event in &claimed {
+            match self.process(event).await {
+                Ok(outcome) => self.events.complete(event.id, outcome, self.clock.now()).await?,
+                Err(error) => {
+                    let attempts = event.attempts + 1;
+                    tracing::warn!(event = %event.id, attempts, %error, "guest event failed; retrying later");
+                    let backoff = Duration::seconds(2i64.pow(attempts.min(10) as u32));
+                    self.events.retry_later(event.id, self.clock.now() + backoff, attempts >= MAX_ATTEMPTS).await?;
+                }
+            }
+        }
+        Ok(claimed.len())
+    }
+
+    async fn process(&self, claimed: &ClaimedEvent) -> Result<&'static str, StoreError> {
+        if claimed.source == "expiry" {
+            return Ok("lifecycle_noop");
+        }
+        let body = serde_json::to_vec(&claimed.payload).expect("a JSON value serializes");
+        let Ok(event) = GuestEvent::parse(&body) else {
+            return Ok("unparseable");
+        };
+        let now = self.clock.now();
+        let (team, location) = (&claimed.team_id, claimed.location_id);
+        match event {
+            // A legacy rating hint never alerts: it has no durable feedback identity.
+            GuestEvent::Legacy { .. } => Ok("receipt_only"),
+            GuestEvent::Canonical { event, .. } => match event {
+                CanonicalEvent::ReservationCreated { reservation_id, offer_id, guest_id, expires_at } => {
+                    let outcome =
+                        self.events.hold(team, location, reservation_id, offer_id, &guest_id, expires_at, now).await?;
+                    Ok(match outcome {
+                        HoldOutcome::Held => "held",
+                        HoldOutcome::Rejected => "rejected_no_capacity",
+                        HoldOutcome::AlreadyKnown => "lifecycle_noop",
+                        HoldOutcome::UnknownOffer => "unknown_offer",
+                    })
+                }
+                CanonicalEvent::ReservationRedeemed { reservation_id } => {
+                    Ok(match self.coupons.redeem(team, reservation_id, now).await? {
+                        RedeemOutcome::Redeemed(_) => "redeemed",
+                        RedeemOutcome::Expired(_) => "already_expired",
+                        RedeemOutcome::NotActive(_) => "lifecycle_noop",
+                        RedeemOutcome::NotFound => "unknown_reservation",
+                    })
+                }
+                CanonicalEvent::FeedbackSubmitted { feedback_id, guest_id, reservation_id, rating, comment } => {
+                    self.events
+                        .record_feedback(team, location, &feedback_id, &guest_id, reservation_id, rating, comment, now)
+                        .await?;
+                    // The alert is decided from the stored feedback, not from the message.
+                    let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now).await? else {
+                        return Ok("feedback_recorded");
+                    };
+                    // Committed already: a failing provider changes nothing recorded.
+                    match self.notifier.low_rating(&alert).await {
+                        Ok(()) => self.events.alert_notified(alert.id, self.clock.now()).await?,
+                        Err(error) => tracing::warn!(alert = %alert.id, %error, "low-rating alert not delivered"),
+                    }
+                    Ok("alerted")
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mockall::predicate::eq;
+    use opsd_core::{LocationId, MockClock, TeamId};
+    use serde_json::json;
+    use time::OffsetDateTime;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::ports::{GuestAlert, MockAlertNotifier, MockCouponStore, MockGuestEventStore};
+
+    fn clock() -> Arc<MockClock> {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
+        Arc::new(clock)
+    }
+
+    fn claimed(source: &str, payload: serde_json::Value) -> ClaimedEvent {
+        ClaimedEvent {
+            id: Uuid::from_u128(1),
+            identity: "evt".into(),
+            source: source.into(),
+            attempts: 0,
+            team_id: TeamId::new("org_1"),
+            location_id: LocationId(Uuid::from_u128(9)),
+            payload,
+        }
+    }
+
+    fn feedback(rating: u8) -> serde_json::Value {
+        json!({ "type": "feedback.submitted", "eventId": "evt", "occurredAt": "2026-11-21T14:00:00Z", "teamId": "org_1",
+                "locationId": Uuid::from_u128(9), "data": { "feedbackId": "fb_1", "guestId": "g_1", "rating": rating, "comment": "cold food" } })
+    }
+
+    fn worker(events: MockGuestEventStore, notifier: MockAlertNotifier) -> GuestEventWorker {
+        GuestEventWorker::new(Arc::new(events), Arc::new(MockCouponStore::new()), Arc::new(notifier), clock())
+    }
+
+    #[tokio::test]
+    async fn low_feedback_with_a_stored_row_alerts_once_and_the_alert_carries_no_comment() {
+        let mut events = MockGuestEventStore::new();
+        let payload = feedback(1);
+        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
+        events.expect_record_feedback().times(1).returning(|_, _, _, _, _, _, _, _| Ok(()));
+        events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(|_, _, _| {
+            Ok(Some(GuestAlert { id: Uuid::from_u128(5), team_id: TeamId::new("org_1"), location_id: LocationId(Uuid::from_u128(9)), rating: 1 }))
+        });
+        events.expect_alert_notified().times(1).returning(|_, _| Ok(()));
+        events.expect_complete().withf(|_, outcome, _| outcome == "alerted").times(1).returning(|_, _, _| Ok(()));
+        let mut notifier = MockAlertNotifier::new();
+        notifier.expect_low_rating().withf(|alert| format!("{alert:?}").find("cold food").is_none()).times(1).returning(|_| Ok(()));
+        assert_eq!(worker(events, notifier).run_once(10).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_failing_notifier_leaves_the_event_processed() {
+        let mut events = MockGuestEventStore::new();
+        let payload = feedback(2);
+        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
+        events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Ok(()));
+        events.expect_record_alert().returning(|_, _, _| {
+            Ok(Some(GuestAlert { id: Uuid::from_u128(5), team_id: TeamId::new("org_1"), location_id: LocationId(Uuid::from_u128(9)), rating: 2 }))
+        });
+        events.expect_alert_notified().never();
+        events.expect_retry_later().never();
+        events.expect_complete().withf(|_, outcome, _| outcome == "alerted").times(1).returning(|_, _, _| Ok(()));
+        let mut notifier = MockAlertNotifier::new();
+        notifier.expect_low_rating().returning(|_| Err("provider down".into()));
+        worker(events, notifier).run_once(10).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_legacy_rating_hint_never_alerts() {
+        let mut events = MockGuestEventStore::new();
+        let payload = json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": Uuid::from_u128(9), "guestId": "g_1" });
+        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("legacy", payload.clone())]));
+        events.expect_record_feedback().never();
+        events.expect_record_alert().never();
+        events.expect_complete().withf(|_, outcome, _| outcome == "receipt_only").times(1).returning(|_, _, _| Ok(()));
+        let mut notifier = MockAlertNotifier::new();
+        notifier.expect_low_rating().never();
+        worker(events, notifier).run_once(10).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_store_failure_puts_the_event_back_for_later() {
+        let mut events = MockGuestEventStore::new();
+        let payload = feedback(4);
+        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
+        events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Err(StoreError::Unavailable("down".into())));
+        events.expect_complete().never();
+        events.expect_retry_later().withf(|_, _, give_up| !give_up).times(1).returning(|_, _, _| Ok(()));
+        worker(events, MockAlertNotifier::new()).run_once(10).await.unwrap();
+    }
+}

@@ -1,0 +1,322 @@
+use async_trait::async_trait;
+use diesel::QueryableByName;
+use diesel::sql_types::{BigInt, Double, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_coupons::{
+    BatchOutcome, CouponStore, ExpiryHealth, ExpiryStore, NewOffer, Offer, OfferId, RedeemOutcome, Reservation,
+    ReservationId, ReservationState,
+};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::corrupt;
+use crate::{Db, store_error};
+
+/// The one expiry step, for the sweep and for lazy expiry alike. `{candidates}` selects due
+/// reservation ids; the claim re-checks them under `FOR UPDATE SKIP LOCKED`, so a reservation that
+/// another transaction holds (a redeem, another sweep) is left alone and counted as ignored. In
+/// one statement: expire, release each offer's capacity by the number expired, and queue one
+/// `reservation.expired:<id>` event each (a known identity is a duplicate, not a second event).
+fn expire_statement(candidates: &str) -> String {
+    format!(
+        "WITH candidates AS ({candidates}), \
+         claimed AS ( \
+           SELECT r.id, r.offer_id, r.expires_at FROM coupon_reservations r \
+           WHERE r.id IN (SELECT id FROM candidates) AND r.state = 'active' AND r.expires_at <= $1 \
+           FOR UPDATE SKIP LOCKED), \
+         expired AS ( \
+           UPDATE coupon_reservations r SET state = 'expired', expired_at = $1 FROM claimed \
+           WHERE r.id = claimed.id RETURNING r.id, r.offer_id, claimed.expires_at), \
+         released AS ( \
+           UPDATE coupon_offers o SET held = o.held - c.n \
+           FROM (SELECT offer_id, count(*)::int AS n FROM expired GROUP BY offer_id) c \
+           WHERE o.id = c.offer_id RETURNING o.id), \
+         events AS ( \
+           INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, payload, \
+                                     available_at, received_at) \
+           SELECT gen_random_uuid(), 'reservation.expired:' || e.id, 'expiry', 'reservation.expired', \
+                  encode(sha256(convert_to('reservation.expired:' || e.id, 'UTF8')), 'hex'), o.team_id, o.location_id, \
+                  jsonb_build_object('type', 'reservation.expired', 'reservationId', e.id, 'offerId', e.offer_id), $1, $1 \
+           FROM expired e JOIN coupon_offers o ON o.id = e.offer_id \
+           ON CONFLICT (identity) DO NOTHING RETURNING 1) \
+         SELECT (SELECT count(*) FROM candidates) AS candidates, (SELECT count(*) FROM expired) AS expired, \
+                (SELECT count(*) FROM events) AS accepted, (SELECT count(*) FROM released) AS released, \
+                (SELECT max(extract(epoch FROM ($1 - expires_at)))::float8 FROM expired) AS max_lag"
+    )
+}
+
+const SWEEP_CANDIDATES: &str = "SELECT id FROM coupon_reservations WHERE state = 'active' AND expires_at <= $1 \
+                                ORDER BY expires_at, id LIMIT $2";
+const ONE_CANDIDATE: &str = "SELECT id FROM coupon_reservations WHERE id = $2 AND state = 'active' AND expires_at <= $1";
+
+#[derive(QueryableByName)]
+struct ExpireCounts {
+    #[diesel(sql_type = BigInt)]
+    candidates: i64,
+    #[diesel(sql_type = BigInt)]
+    expired: i64,
+    #[diesel(sql_type = BigInt)]
+    accepted: i64,
+    #[diesel(sql_type = Nullable<Double>)]
+    max_lag: Option<f64>,
+}
+
+impl From<ExpireCounts> for BatchOutcome {
+    fn from(counts: ExpireCounts) -> Self {
+        BatchOutcome {
+            candidates: counts.candidates as u64,
+            expired: counts.expired as u64,
+            accepted_events: counts.accepted as u64,
+            duplicate_events: (counts.expired - counts.accepted) as u64,
+            max_lag_seconds: counts.max_lag,
+        }
+    }
+}
+
+async fn expire_one(conn: &mut AsyncPgConnection, id: ReservationId, now: OffsetDateTime) -> Result<BatchOutcome, diesel::result::Error> {
+    let counts: ExpireCounts = diesel::sql_query(expire_statement(ONE_CANDIDATE))
+        .bind::<Timestamptz, _>(now)
+        .bind::<SqlUuid, _>(id.0)
+        .get_result(conn)
+        .await?;
+    Ok(counts.into())
+}
+
+#[derive(QueryableByName)]
+struct OfferRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    team_id: String,
+    #[diesel(sql_type = SqlUuid)]
+    location_id: Uuid,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Int4)]
+    capacity: i32,
+    #[diesel(sql_type = Int4)]
+    held: i32,
+    #[diesel(sql_type = Timestamptz)]
+    created_at: OffsetDateTime,
+}
+
+impl From<OfferRow> for Offer {
+    fn from(row: OfferRow) -> Self {
+        Offer {
+            id: OfferId(row.id),
+            team_id: TeamId::new(row.team_id),
+            location_id: LocationId(row.location_id),
+            name: row.name,
+            capacity: row.capacity,
+            held: row.held,
+            created_at: row.created_at,
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct ReservationRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = SqlUuid)]
+    offer_id: Uuid,
+    #[diesel(sql_type = Text)]
+    guest_id: String,
+    #[diesel(sql_type = Text)]
+    state: String,
+    #[diesel(sql_type = Timestamptz)]
+    expires_at: OffsetDateTime,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    expired_at: Option<OffsetDateTime>,
+}
+
+impl TryFrom<ReservationRow> for Reservation {
+    type Error = StoreError;
+
+    fn try_from(row: ReservationRow) -> Result<Self, StoreError> {
+        Ok(Reservation {
+            id: ReservationId(row.id),
+            offer_id: OfferId(row.offer_id),
+            guest_id: row.guest_id,
+            state: ReservationState::parse(&row.state).ok_or_else(|| corrupt("reservation state", &row.state))?,
+            expires_at: row.expires_at,
+            expired_at: row.expired_at,
+        })
+    }
+}
+
+const RESERVATION_OF_TEAM: &str = "SELECT r.id, r.offer_id, r.guest_id, r.state, r.expires_at, r.expired_at \
+     FROM coupon_reservations r JOIN coupon_offers o ON o.id = r.offer_id WHERE r.id = $1 AND o.team_id = $2";
+
+pub struct PgCouponStore {
+    db: Db,
+}
+
+impl PgCouponStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl CouponStore for PgCouponStore {
+    async fn create_offer(&self, team: &TeamId, offer: &NewOffer, at: OffsetDateTime) -> Result<Option<Offer>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let row: Option<OfferRow> = diesel::sql_query(
+            "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at) \
+             SELECT $1, l.team_id, l.id, $4, $5, 0, $6 FROM locations l WHERE l.id = $2 AND l.team_id = $3 \
+             RETURNING id, team_id, location_id, name, capacity, held, created_at",
+        )
+        .bind::<SqlUuid, _>(Uuid::now_v7())
+        .bind::<SqlUuid, _>(offer.location_id.0)
+        .bind::<Text, _>(team.as_str())
+        .bind::<Text, _>(&offer.name)
+        .bind::<Int4, _>(offer.capacity)
+        .bind::<Timestamptz, _>(at)
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(store_error)?;
+        Ok(row.map(Offer::from))
+    }
+
+    async fn offer(&self, team: &TeamId, id: OfferId) -> Result<Option<Offer>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let row: Option<OfferRow> = diesel::sql_query(
+            "SELECT id, team_id, location_id, name, capacity, held, created_at FROM coupon_offers WHERE id = $1 AND team_id = $2",
+        )
+        .bind::<SqlUuid, _>(id.0)
+        .bind::<Text, _>(team.as_str())
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(store_error)?;
+        Ok(row.map(Offer::from))
+    }
+
+    async fn reservation(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<Option<Reservation>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let row: Option<ReservationRow> = conn
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                let row: Option<ReservationRow> = diesel::sql_query(RESERVATION_OF_TEAM)
+                    .bind::<SqlUuid, _>(id.0)
+                    .bind::<Text, _>(team.as_str())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                match row {
+                    Some(row) if row.state == "active" && row.expires_at <= now => {
+                        expire_one(conn, id, now).await?;
+                        diesel::sql_query(RESERVATION_OF_TEAM)
+                            .bind::<SqlUuid, _>(id.0)
+                            .bind::<Text, _>(team.as_str())
+                            .get_result(conn)
+                            .await
+                            .optional()
+                    }
+                    other => Ok(other),
+                }
+            })
+            .await
+            .map_err(store_error)?;
+        row.map(Reservation::try_from).transpose()
+    }
+
+    async fn redeem(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<RedeemOutcome, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let (kind, row) = conn
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                let locked: Option<ReservationRow> = diesel::sql_query(format!("{RESERVATION_OF_TEAM} FOR UPDATE OF r"))
+                    .bind::<SqlUuid, _>(id.0)
+                    .bind::<Text, _>(team.as_str())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+                let Some(row) = locked else { return Ok(("not_found", None)) };
+                if row.state != "active" {
+                    let kind = if row.state == "expired" { "expired" } else { "not_active" };
+                    return Ok((kind, Some(row)));
+                }
+                if row.expires_at <= now {
+                    // Due: the same expiry step as the sweep, then refuse the redeem.
+                    expire_one(conn, id, now).await?;
+                    let expired = diesel::sql_query(RESERVATION_OF_TEAM)
+                        .bind::<SqlUuid, _>(id.0)
+                        .bind::<Text, _>(team.as_str())
+                        .get_result(conn)
+                        .await?;
+                    return Ok(("expired", Some(expired)));
+                }
+                let redeemed: ReservationRow = diesel::sql_query(
+                    "WITH r AS (UPDATE coupon_reservations SET state = 'redeemed', redeemed_at = $2 \
+                                WHERE id = $1 AND state = 'active' RETURNING *), \
+                          released AS (UPDATE coupon_offers o SET held = o.held - 1 FROM r WHERE o.id = r.offer_id RETURNING 1) \
+                     SELECT r.id, r.offer_id, r.guest_id, r.state, r.expires_at, r.expired_at FROM r, released",
+                )
+                .bind::<SqlUuid, _>(id.0)
+                .bind::<Timestamptz, _>(now)
+                .get_result(conn)
+                .await?;
+                Ok(("redeemed", Some(redeemed)))
+            })
+            .await
+            .map_err(store_error)?;
+        let reservation = row.map(Reservation::try_from).transpose()?;
+        Ok(match (kind, reservation) {
+            ("redeemed", Some(r)) => RedeemOutcome::Redeemed(r),
+            ("expired", Some(r)) => RedeemOutcome::Expired(r),
+            ("not_active", Some(r)) => RedeemOutcome::NotActive(r),
+            _ => RedeemOutcome::NotFound,
+        })
+    }
+}
+
+pub struct PgExpiryStore {
+    db: Db,
+}
+
+impl PgExpiryStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl ExpiryStore for PgExpiryStore {
+    async fn expire_batch(&self, now: OffsetDateTime, limit: u32) -> Result<BatchOutcome, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let counts: ExpireCounts = diesel::sql_query(expire_statement(SWEEP_CANDIDATES))
+            .bind::<Timestamptz, _>(now)
+            .bind::<BigInt, _>(i64::from(limit))
+            .get_result(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(counts.into())
+    }
+
+    async fn health(&self, now: OffsetDateTime) -> Result<ExpiryHealth, StoreError> {
+        #[derive(QueryableByName)]
+        struct Health {
+            #[diesel(sql_type = BigInt)]
+            delta: i64,
+            #[diesel(sql_type = Nullable<Double>)]
+            lag: Option<f64>,
+        }
+        let mut conn = self.db.conn().await?;
+        // One statement, one snapshot: held and the active count are read consistently.
+        let health: Health = diesel::sql_query(
+            "SELECT (SELECT coalesce(sum(held), 0) FROM coupon_offers)::bigint \
+                  - (SELECT count(*) FROM coupon_reservations WHERE state = 'active') AS delta, \
+                    (SELECT extract(epoch FROM ($1 - min(expires_at))) FROM coupon_reservations \
+                      WHERE state = 'active' AND expires_at <= $1)::float8 AS lag",
+        )
+        .bind::<Timestamptz, _>(now)
+        .get_result(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(ExpiryHealth { reconciliation_delta: health.delta, oldest_due_lag_seconds: health.lag })
+    }
+}
+
+use diesel::OptionalExtension;

@@ -1,0 +1,280 @@
+use async_trait::async_trait;
+use diesel::OptionalExtension;
+use diesel::QueryableByName;
+use diesel::sql_types::{Bool, Int2, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_coupons::{ClaimedEvent, EnqueueOutcome, GuestAlert, GuestEventStore, HoldOutcome, OfferId, QueuedEvent, ReservationId};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::{Db, store_error};
+
+pub struct PgGuestEventStore {
+    db: Db,
+}
+
+impl PgGuestEventStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[derive(QueryableByName)]
+struct Flag {
+    #[diesel(sql_type = Bool)]
+    flag: bool,
+}
+
+#[derive(QueryableByName)]
+struct Hash {
+    #[diesel(sql_type = Text)]
+    payload_sha256: String,
+}
+
+#[derive(QueryableByName)]
+struct ClaimedRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    identity: String,
+    #[diesel(sql_type = Text)]
+    source: String,
+    #[diesel(sql_type = Int4)]
+    attempts: i32,
+    #[diesel(sql_type = Text)]
+    team_id: String,
+    #[diesel(sql_type = SqlUuid)]
+    location_id: Uuid,
+    #[diesel(sql_type = Jsonb)]
+    payload: serde_json::Value,
+}
+
+#[derive(QueryableByName)]
+struct AlertRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    team_id: String,
+    #[diesel(sql_type = SqlUuid)]
+    location_id: Uuid,
+    #[diesel(sql_type = Int2)]
+    rating: i16,
+}
+
+#[async_trait]
+impl GuestEventStore for PgGuestEventStore {
+    async fn enqueue(&self, event: &QueuedEvent) -> Result<EnqueueOutcome, StoreError> {
+        let mut conn = self.db.conn().await?;
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            let in_team: Flag = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS flag")
+                .bind::<SqlUuid, _>(event.event.location_id().0)
+                .bind::<Text, _>(event.event.team_id().as_str())
+                .get_result(conn)
+                .await?;
+            if !in_team.flag {
+                return Ok(EnqueueOutcome::UnknownScope);
+            }
+            let inserted = diesel::sql_query(
+                "INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, payload, \
+                                           available_at, received_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (identity) DO NOTHING",
+            )
+            .bind::<SqlUuid, _>(Uuid::now_v7())
+            .bind::<Text, _>(&event.identity)
+            .bind::<Text, _>(event.source)
+            .bind::<Text, _>(event.event.event_type())
+            .bind::<Text, _>(&event.payload_sha256)
+            .bind::<Text, _>(event.event.team_id().as_str())
+            .bind::<SqlUuid, _>(event.event.location_id().0)
+            .bind::<Jsonb, _>(&event.payload)
+            .bind::<Timestamptz, _>(event.received_at)
+            .execute(conn)
+            .await?;
+            if inserted == 1 {
+                return Ok(EnqueueOutcome::New);
+            }
+            let stored: Hash = diesel::sql_query("SELECT payload_sha256 FROM guest_events WHERE identity = $1")
+                .bind::<Text, _>(&event.identity)
+                .get_result(conn)
+                .await?;
+            Ok(if stored.payload_sha256 == event.payload_sha256 { EnqueueOutcome::Duplicate } else { EnqueueOutcome::Conflict })
+        })
+        .await
+        .map_err(store_error)
+    }
+
+    async fn claim(&self, limit: u32, now: OffsetDateTime, lease_until: OffsetDateTime) -> Result<Vec<ClaimedEvent>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<ClaimedRow> = diesel::sql_query(
+            "UPDATE guest_events SET state = 'processing', available_at = $3 \
+             WHERE id IN (SELECT id FROM guest_events WHERE state IN ('queued', 'processing') AND available_at <= $2 \
+                          ORDER BY received_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) \
+             RETURNING id, identity, source, attempts, team_id, location_id, payload",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
+        .bind::<Timestamptz, _>(now)
+        .bind::<Timestamptz, _>(lease_until)
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| ClaimedEvent {
+                id: row.id,
+                identity: row.identity,
+                source: row.source,
+                attempts: row.attempts,
+                team_id: TeamId::new(row.team_id),
+                location_id: LocationId(row.location_id),
+                payload: row.payload,
+            })
+            .collect())
+    }
+
+    async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query("UPDATE guest_events SET state = 'done', outcome = $2, processed_at = $3 WHERE id = $1")
+            .bind::<SqlUuid, _>(event)
+            .bind::<Text, _>(outcome)
+            .bind::<Timestamptz, _>(at)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn retry_later(&self, event: Uuid, available_at: OffsetDateTime, give_up: bool) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query(
+            "UPDATE guest_events SET state = CASE WHEN $3 THEN 'failed' ELSE 'queued' END, attempts = attempts + 1, \
+             available_at = $2 WHERE id = $1",
+        )
+        .bind::<SqlUuid, _>(event)
+        .bind::<Timestamptz, _>(available_at)
+        .bind::<Bool, _>(give_up)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn hold(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        reservation: ReservationId,
+        offer: OfferId,
+        guest_id: &str,
+        expires_at: OffsetDateTime,
+        at: OffsetDateTime,
+    ) -> Result<HoldOutcome, StoreError> {
+        let mut conn = self.db.conn().await?;
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            let known: Flag = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM coupon_reservations WHERE id = $1) AS flag")
+                .bind::<SqlUuid, _>(reservation.0)
+                .get_result(conn)
+                .await?;
+            if known.flag {
+                return Ok(HoldOutcome::AlreadyKnown);
+            }
+            let offer_known: Flag = diesel::sql_query(
+                "SELECT EXISTS (SELECT 1 FROM coupon_offers WHERE id = $1 AND team_id = $2 AND location_id = $3) AS flag",
+            )
+            .bind::<SqlUuid, _>(offer.0)
+            .bind::<Text, _>(team.as_str())
+            .bind::<SqlUuid, _>(location.0)
+            .get_result(conn)
+            .await?;
+            if !offer_known.flag {
+                return Ok(HoldOutcome::UnknownOffer);
+            }
+            // The row lock of this update serializes holds on the offer; `held < capacity` decides.
+            let took = diesel::sql_query("UPDATE coupon_offers SET held = held + 1 WHERE id = $1 AND held < capacity")
+                .bind::<SqlUuid, _>(offer.0)
+                .execute(conn)
+                .await?;
+            if took == 0 {
+                return Ok(HoldOutcome::Rejected);
+            }
+            diesel::sql_query(
+                "INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at) \
+                 VALUES ($1, $2, $3, 'active', $4, $5)",
+            )
+            .bind::<SqlUuid, _>(reservation.0)
+            .bind::<SqlUuid, _>(offer.0)
+            .bind::<Text, _>(guest_id)
+            .bind::<Timestamptz, _>(expires_at)
+            .bind::<Timestamptz, _>(at)
+            .execute(conn)
+            .await?;
+            Ok(HoldOutcome::Held)
+        })
+        .await
+        .map_err(store_error)
+    }
+
+    async fn record_feedback(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        feedback_id: &str,
+        guest_id: &str,
+        reservation: Option<ReservationId>,
+        rating: u8,
+        comment: Option<String>,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query(
+            "INSERT INTO guest_feedback (id, team_id, location_id, guest_id, reservation_id, rating, comment, submitted_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind::<Text, _>(feedback_id)
+        .bind::<Text, _>(team.as_str())
+        .bind::<SqlUuid, _>(location.0)
+        .bind::<Text, _>(guest_id)
+        .bind::<Nullable<SqlUuid>, _>(reservation.map(|r| r.0))
+        .bind::<Int2, _>(i16::from(rating))
+        .bind::<Nullable<Text>, _>(comment)
+        .bind::<Timestamptz, _>(at)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn record_alert(&self, feedback_id: &str, max_rating: u8, at: OffsetDateTime) -> Result<Option<GuestAlert>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let row: Option<AlertRow> = diesel::sql_query(
+            "INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at) \
+             SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3 FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
+             ON CONFLICT (feedback_id) DO NOTHING RETURNING id, team_id, location_id, rating",
+        )
+        .bind::<SqlUuid, _>(Uuid::now_v7())
+        .bind::<Text, _>(feedback_id)
+        .bind::<Timestamptz, _>(at)
+        .bind::<Int2, _>(i16::from(max_rating))
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(store_error)?;
+        Ok(row.map(|row| GuestAlert {
+            id: row.id,
+            team_id: TeamId::new(row.team_id),
+            location_id: LocationId(row.location_id),
+            rating: row.rating as u8,
+        }))
+    }
+
+    async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query("UPDATE guest_alerts SET notified_at = $2 WHERE id = $1")
+            .bind::<SqlUuid, _>(alert)
+            .bind::<Timestamptz, _>(at)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+}

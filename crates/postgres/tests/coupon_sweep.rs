@@ -1,0 +1,116 @@
+//! The expiry sweep against a real database: racing sweeps, locked rows, the reconciliation.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use opsd_core::{Clock, SystemClock};
+use opsd_coupons::{ExpirySweep, ExpiryStore};
+use opsd_postgres::{Db, DbConfig, PgExpiryStore};
+use opsd_test_db::TestDatabase;
+use uuid::Uuid;
+
+const OFFER: &str = "00000000-0000-7000-8000-0000000000f1";
+
+fn db(url: &str) -> Db {
+    Db::connect(&DbConfig {
+        url: url.to_owned(),
+        max_connections: 4,
+        acquire_timeout: Duration::from_secs(5),
+        statement_timeout: Duration::from_secs(30),
+    })
+    .unwrap()
+}
+
+/// An offer holding `due` active reservations that expired a minute ago, and `later` that have not.
+async fn seed(conn: &mut AsyncPgConnection, due: u32, later: u32) {
+    conn.batch_execute(&format!(
+        "INSERT INTO teams (id) VALUES ('org_1');
+         INSERT INTO locations (id, team_id, name, slug, timezone) VALUES ('00000000-0000-7000-8000-0000000000a1', 'org_1', 'A', 'a', 'UTC');
+         INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at)
+           VALUES ('{OFFER}', 'org_1', '00000000-0000-7000-8000-0000000000a1', 'Free fries', {total}, {total}, now());
+         INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
+           SELECT gen_random_uuid(), '{OFFER}', 'guest-' || n, 'active', now() - interval '1 minute', now() FROM generate_series(1, {due}) n;
+         INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
+           SELECT gen_random_uuid(), '{OFFER}', 'later-' || n, 'active', now() + interval '1 hour', now() FROM generate_series(1, {later}) n;",
+        total = due + later
+    ))
+    .await
+    .unwrap();
+}
+
+async fn count(conn: &mut AsyncPgConnection, sql: &str) -> i64 {
+    use diesel::QueryableByName;
+    use diesel_async::RunQueryDsl;
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    diesel::sql_query(sql).get_result::<Count>(conn).await.unwrap().n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_sweeps_racing_expire_each_reservation_exactly_once() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 1_000, 50).await;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    // Two instances: two pools, two sweeps, no job lock between them.
+    let first = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(database.url()))), clock.clone());
+    let second = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(database.url()))), clock);
+    let (a, b) = futures::join!(first.run(Uuid::now_v7()), second.run(Uuid::now_v7()));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.expired + b.expired, 1_000, "{a:?} {b:?}");
+    assert_eq!(a.accepted_events + b.accepted_events, 1_000);
+    assert_eq!((a.duplicate_events, b.duplicate_events), (0, 0));
+    assert_eq!(b.reconciliation_delta, 0);
+    assert!(a.healthy() && b.healthy());
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_reservations WHERE state = 'expired'").await, 1_000);
+    assert_eq!(count(&mut conn, "SELECT held::bigint AS n FROM coupon_offers").await, 50);
+    assert_eq!(count(&mut conn, "SELECT count(DISTINCT identity) AS n FROM guest_events WHERE source = 'expiry'").await, 1_000);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 3, 0).await;
+    // A redeem in flight: it holds the row lock of one due reservation.
+    let (redeemer, connection) = tokio_postgres::connect(database.url(), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    redeemer.batch_execute("BEGIN").await.unwrap();
+    let locked: String = redeemer
+        .query_one("SELECT id::text FROM coupon_reservations ORDER BY guest_id LIMIT 1 FOR UPDATE", &[])
+        .await
+        .unwrap()
+        .get(0);
+
+    let store = PgExpiryStore::new(db(database.url()));
+    let batch = store.expire_batch(SystemClock.now(), 100).await.unwrap();
+    assert_eq!((batch.candidates, batch.expired), (3, 2), "the locked one is skipped, so it counts as ignored");
+
+    redeemer
+        .execute("UPDATE coupon_reservations SET state = 'redeemed', redeemed_at = now() WHERE id = $1::text::uuid", &[&locked])
+        .await
+        .unwrap();
+    redeemer.batch_execute("UPDATE coupon_offers SET held = held - 1; COMMIT").await.unwrap();
+    let again = store.expire_batch(SystemClock.now(), 100).await.unwrap();
+    assert_eq!((again.candidates, again.expired), (0, 0), "the redeemed one is not expired later");
+    let health = store.health(SystemClock.now()).await.unwrap();
+    assert_eq!(health.reconciliation_delta, 0);
+    assert_eq!(count(&mut conn, "SELECT held::bigint AS n FROM coupon_offers").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_health_reads_the_delta_and_the_oldest_lag() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 2, 1).await;
+    let store = PgExpiryStore::new(db(database.url()));
+    let health = store.health(SystemClock.now()).await.unwrap();
+    assert_eq!(health.reconciliation_delta, 0);
+    assert!(health.oldest_due_lag_seconds.unwrap() >= 59.0, "{health:?}");
+    conn.batch_execute("UPDATE coupon_offers SET held = held - 1").await.unwrap();
+    assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, -1);
+}

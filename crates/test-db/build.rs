@@ -1,0 +1,4 @@
+// Embedded migrations: rebuild when one is added or changed.
+fn main() {
+    println!("cargo:rerun-if-changed=../../migrations");
+}
