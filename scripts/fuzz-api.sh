@@ -19,7 +19,10 @@ cargo build -q --bin opsd
 
 export DATABASE_URL="${server%/*}/opsd_fuzz" BIND_ADDR="127.0.0.1:$port" \
   API_KEY="fuzz-api-key" CRON_SECRET="fuzz-cron-secret" APP_ORIGIN="https://app.fuzz.example" \
-  IDENTITY_JWT_PUBLIC_KEY="$(cat tests/fixtures/jwt-signing-key.pub.pem)" RUST_LOG="${RUST_LOG:-warn}"
+  IDENTITY_JWT_PUBLIC_KEY="$(cat tests/fixtures/jwt-signing-key.pub.pem)" RUST_LOG="${RUST_LOG:-warn}" \
+  IDENTITY_WEBHOOK_SECRET="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" COUPON_WEBHOOK_SECRET="whsec_dGVzdC1jb3Vwb24tc2VjcmV0LWZvci1vcHNk" \
+  COUPON_EXPIRY_ENABLED=true VAPID_SUBJECT="mailto:fuzz@example.com" \
+  VAPID_PRIVATE_KEY="$(sed -n 's/^pub const VAPID_PRIVATE_KEY: &str = "\(.*\)";/\1/p' tests/support/push_fake.rs)"
 ./target/debug/opsd serve > .data/fuzz-server.log 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT
@@ -43,10 +46,10 @@ run() {
     echo "fuzz-api: no route matches $regex yet"; return 0
   fi
   .venv/bin/st run "$base/openapi.json" --include-path-regex "$regex" --url "$base" --checks "$checks" --max-examples "$examples" \
-    --header "$header" --header "Origin: https://app.fuzz.example" --seed 7 "$@"
+    --header "$header" --header "Origin: https://app.fuzz.example" --header "Cookie: __session=$jwt" --seed 7 "$@"
 }
 status=0
-run "Authorization: Bearer $jwt" '^/(api/(locations|team|incidents|contacts|reports|announcements|push|assistant|coupons)|health|metrics|openapi)' || status=1
+run "Authorization: Bearer $jwt" '^/(api/(locations|team|incidents|contacts|reports|announcements|push|assistant|coupons|webhooks|automation)|health|metrics|openapi)' || status=1
 run "Authorization: Bearer fuzz-api-key" '^/api/(analytics|schedule)' || status=1
 run "Authorization: Bearer fuzz-cron-secret" '^/cron/' || status=1
 if grep -q '"status":5\|status=5' .data/fuzz-server.log 2>/dev/null; then echo "server logged 5xx answers; see .data/fuzz-server.log"; fi

@@ -7,5 +7,6 @@ mod errors;
 mod incidents;
 mod reports;
 mod operations;
+mod push;
 mod setup;
 mod webhooks_identity;

@@ -41,6 +41,11 @@ pub fn test_config(db_url: &str) -> Config {
         },
         app_origin: Some(APP_ORIGIN.to_owned()),
         contact_retention_days: 30,
+        push: opsd::config::PushConfig {
+            vapid_public_key: Some(crate::push_fake::VAPID_PUBLIC_KEY.to_owned()),
+            vapid_private_key: Some(SecretString::from(crate::push_fake::VAPID_PRIVATE_KEY)),
+            vapid_subject: Some("mailto:ops@test.example".to_owned()),
+        },
         coupons: opsd::config::CouponConfig {
             expiry_enabled: true,
             webhook_secret: Some(SecretString::from(crate::COUPON_WEBHOOK_SECRET)),

@@ -2,6 +2,7 @@
 //! of RS256 identity-provider tokens, and direct database access for asserting what was written.
 
 mod app;
+pub mod push_fake;
 mod tokens;
 
 pub use app::{TestApp, TestShift, problem};

@@ -22,6 +22,7 @@ pub struct Config {
     /// The web app's origin: cookie-authenticated unsafe requests must come from it.
     pub app_origin: Option<String>,
     pub coupons: CouponConfig,
+    pub push: PushConfig,
     /// Soft-deleted contacts older than this are pruned by the prune job.
     pub contact_retention_days: u32,
     /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
@@ -42,6 +43,14 @@ pub struct CredentialsConfig {
     /// several at once so keys can rotate.
     pub api_keys: Vec<SecretString>,
     pub cron_secret: Option<SecretString>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PushConfig {
+    pub vapid_public_key: Option<String>,
+    pub vapid_private_key: Option<SecretString>,
+    /// The VAPID `sub` claim: a `mailto:` or `https:` contact; default APP_ORIGIN.
+    pub vapid_subject: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -84,6 +93,11 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            push: PushConfig {
+                vapid_public_key: text("NEXT_PUBLIC_VAPID_PUBLIC_KEY"),
+                vapid_private_key: text("VAPID_PRIVATE_KEY").map(SecretString::from),
+                vapid_subject: text("VAPID_SUBJECT"),
+            },
             coupons: CouponConfig {
                 expiry_enabled: flag("COUPON_EXPIRY_ENABLED")?,
                 webhook_secret: text("COUPON_WEBHOOK_SECRET").map(SecretString::from),

@@ -35,6 +35,11 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        "vapid-keys" => {
+            let (public, private) = opsd_outbound::VapidKeys::generate();
+            println!("NEXT_PUBLIC_VAPID_PUBLIC_KEY={public}\nVAPID_PRIVATE_KEY={private}");
+            Ok(())
+        }
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

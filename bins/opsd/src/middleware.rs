@@ -3,7 +3,10 @@
 use std::time::Instant;
 
 use actix_web::HttpMessage;
-use actix_web::body::MessageBody;
+use std::panic::AssertUnwindSafe;
+
+use actix_web::body::{BoxBody, MessageBody};
+use futures::FutureExt;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
@@ -23,7 +26,7 @@ fn sane(id: &str) -> bool {
 pub async fn request_id(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let id = req
         .headers()
         .get(&REQUEST_ID)
@@ -34,7 +37,16 @@ pub async fn request_id(
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
     async move {
         let started = Instant::now();
-        let mut response = next.call(req).await?;
+        // A panicking handler answers 500 like any unexpected failure, instead of dropping the
+        // connection; the panic's message goes to the log only.
+        let mut response = match AssertUnwindSafe(next.call(req)).catch_unwind().await {
+            Ok(response) => response?.map_into_boxed_body(),
+            Err(panic) => {
+                let message = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+                tracing::error!(panic = message.unwrap_or("(no message)"), "a handler panicked");
+                return Err(crate::errors::ApiError::Internal("a handler panicked".into()).into());
+            }
+        };
         let status = response.status();
         let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         if status.is_server_error() {
@@ -105,4 +117,30 @@ pub async fn record_metrics(
         metrics.observe(&method, &route, response.status().as_u16(), started.elapsed().as_secs_f64());
     }
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::middleware::from_fn;
+    use actix_web::{App, test, web};
+
+    use super::*;
+
+    #[actix_web::test]
+    async fn a_panicking_handler_answers_a_500_problem() {
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(request_id))
+                .route("/boom", web::get().to(|| async { if true { panic!("secret detail") } "unreachable" })),
+        )
+        .await;
+        let response = test::try_call_service(&app, test::TestRequest::get().uri("/boom").to_request()).await;
+        let error = response.err().expect("the panic becomes an error");
+        let response = error.error_response();
+        assert_eq!(response.status(), 500);
+        let body = actix_web::body::to_bytes(response.into_body()).await.unwrap();
+        let text = String::from_utf8(body.to_vec()).unwrap();
+        assert!(text.contains(r#""code":"internal""#), "{text}");
+        assert!(!text.contains("secret detail"));
+    }
 }

@@ -85,11 +85,11 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
         .collect();
     store.set_goals(&team, None, &team_goals).await.context("seeding goals")?;
 
+    let mut first_location = None;
     for index in 0..size.locations {
-        let id = location_id(index);
         diesel::insert_into(locations::table)
             .values((
-                locations::id.eq(id),
+                locations::id.eq(location_id(index)),
                 locations::team_id.eq(DEMO_TEAM),
                 locations::name.eq(if index == 0 { "Demo Downtown".to_owned() } else { format!("Demo {index:03}") }),
                 locations::slug.eq(slug(index)),
@@ -100,6 +100,14 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
             .execute(&mut conn)
             .await
             .context("seeding a demo location")?;
+        // The slug identifies a demo location across runs, whatever id an earlier version gave it.
+        let id: uuid::Uuid = locations::table
+            .filter(locations::slug.eq(slug(index)).and(locations::team_id.eq(DEMO_TEAM)))
+            .select(locations::id)
+            .first(&mut conn)
+            .await
+            .with_context(|| format!("the slug {} belongs to another team", slug(index)))?;
+        first_location.get_or_insert(id);
 
         let mut sales = Vec::new();
         let mut shifts = Vec::new();
@@ -157,5 +165,10 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
             .await
             .context("seeding shifts")?;
     }
-    Ok(DemoTeam { team_id: DEMO_TEAM.into(), location_id: location_id(0), location_slug: slug(0), week_of: last_week.start() })
+    Ok(DemoTeam {
+        team_id: DEMO_TEAM.into(),
+        location_id: first_location.expect("at least one location"),
+        location_slug: slug(0),
+        week_of: last_week.start(),
+    })
 }

@@ -15,11 +15,12 @@ use opsd_identity::{
 use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
 use opsd_optimization::{CircuitBreaker, OptimizationService};
-use opsd_outbound::{ChatAlertNotifier, HttpJwksFetcher, OutboundTargets, SlackWebhookChat};
+use opsd_outbound::{ChatAlertNotifier, HttpJwksFetcher, OutboundTargets, SlackWebhookChat, VapidKeys, VapidPushSender};
+use opsd_push::PushService;
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgMembershipStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
+    PgMemberDirectory, PgMembershipStore, PgRateLimiter, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -35,6 +36,8 @@ use crate::state::AppState;
 
 /// Outbound calls to team chats give up after this long.
 const CHAT_TIMEOUT: Duration = Duration::from_secs(5);
+/// A push service that does not answer in this long counts as a failed delivery.
+const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The built server: bound to its port, not yet serving.
 pub struct Application {
@@ -143,6 +146,17 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         background.push(tokio::spawn(run_guest_event_worker(worker, guest_event_wake.clone())));
     }
 
+    let vapid = vapid_keys(config)?;
+    let vapid_public_key = vapid.as_ref().map(|keys| keys.public_key().to_owned());
+    let push = PushService::new(
+        Arc::new(PgSubscriptionStore::new(db.clone())),
+        Arc::new(PgMemberDirectory::new(db.clone())),
+        Arc::new(VapidPushSender::new(vapid, outbound, PUSH_TIMEOUT)),
+        Arc::new(PgRateLimiter::new(db.clone())),
+        Arc::new(outbound),
+        clock.clone(),
+    );
+
     let state = AppState {
         db: db.clone(),
         credentials: config.credentials.clone(),
@@ -163,6 +177,8 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
             CircuitBreaker::new(clock.clone()),
         ),
         coupons: CouponService::new(coupon_store, clock.clone()),
+        push,
+        vapid_public_key,
         expiry: ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone()),
         coupon_expiry_enabled: config.coupons.expiry_enabled,
         guest_events: GuestEventIntake::new(
@@ -192,6 +208,23 @@ async fn run_guest_event_worker(worker: GuestEventWorker, wake: Arc<tokio::sync:
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), wake.notified()).await;
     }
+}
+
+/// Without VAPID keys the server still starts, and sending answers `not_configured`.
+fn vapid_keys(config: &Config) -> anyhow::Result<Option<VapidKeys>> {
+    let Some(private) = &config.push.vapid_private_key else {
+        if config.push.vapid_public_key.is_some() {
+            tracing::warn!("NEXT_PUBLIC_VAPID_PUBLIC_KEY is set without VAPID_PRIVATE_KEY: push sending is off");
+        }
+        return Ok(None);
+    };
+    let subject = config
+        .push
+        .vapid_subject
+        .clone()
+        .or_else(|| config.app_origin.clone().filter(|origin| origin.starts_with("https://")))
+        .unwrap_or_else(|| "mailto:operations@localhost".into());
+    Ok(Some(VapidKeys::new(private.expose_secret(), config.push.vapid_public_key.as_deref(), &subject)?))
 }
 
 /// A configured signing secret must be well-formed, or the server does not start.

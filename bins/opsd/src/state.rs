@@ -4,6 +4,7 @@ use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake};
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
 use opsd_optimization::OptimizationService;
+use opsd_push::PushService;
 use opsd_reports::ReportService;
 use opsd_jobs::JobRunner;
 use opsd_postgres::Db;
@@ -23,6 +24,8 @@ pub struct AppState {
     pub reports: ReportService,
     pub optimization: OptimizationService,
     pub coupons: CouponService,
+    pub push: PushService,
+    pub vapid_public_key: Option<String>,
     pub expiry: ExpirySweep,
     pub coupon_expiry_enabled: bool,
     pub guest_events: GuestEventIntake,

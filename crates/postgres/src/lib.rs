@@ -15,6 +15,7 @@ mod jobs;
 mod locations;
 mod memberships;
 mod pool;
+mod push;
 pub mod schema;
 
 pub use contacts::PgContactStore;
@@ -30,4 +31,5 @@ pub use shifts::upsert_shifts;
 pub use jobs::{PgJobLocks, PgJobRunStore};
 pub use locations::{PgLocationStore, PgTeamSettingsStore};
 pub use memberships::PgMembershipStore;
+pub use push::{PgMemberDirectory, PgRateLimiter, PgSubscriptionStore};
 pub use pool::{Db, DbConfig, MIGRATIONS, run_migrations};

@@ -6,6 +6,7 @@ mod coupons;
 mod cron;
 mod health;
 mod incidents;
+mod push;
 mod reports;
 mod setup;
 pub(crate) mod webhooks;
@@ -28,6 +29,10 @@ pub use incidents::{
     CommentRequest, StatusRequest,
 };
 pub use webhooks::{__path_identity as __path_identity_webhook, Received};
+pub use push::{
+    __path_send as __path_push_send, __path_subscribe, __path_unsubscribe, __path_vapid_public_key, Subscribed,
+    Unsubscribed, VapidPublicKey,
+};
 pub use reports::{__path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift};
 pub use health::{__path_live, __path_metrics, __path_ready};
 pub use setup::{
@@ -98,6 +103,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/api/coupons/reservations/{id}/redeem", "POST").route(web::post().to(coupons::redeem)))
         .service(resource("/cron/expire-coupons", "GET").route(web::get().to(coupons::expire_coupons)))
         .service(resource("/api/automation/coupons", "POST").route(web::post().to(coupons::automation)))
+        .service(
+            resource("/api/push/subscribe", "POST, DELETE")
+                .route(web::post().to(push::subscribe))
+                .route(web::delete().to(push::unsubscribe)),
+        )
+        .service(resource("/api/push/send", "POST").route(web::post().to(push::send)))
+        .service(resource("/api/push/vapid-public-key", "GET").route(web::get().to(push::vapid_public_key)))
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));
 }

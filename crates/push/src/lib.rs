@@ -1,0 +1,14 @@
+//! Web push: browser subscriptions and sending notifications to them (RFC 8030 / 8291 / 8292).
+
+mod model;
+mod ports;
+mod service;
+
+pub use model::{
+    Notification, SafePath, SendRequest, SendSummary, StoredSubscription, Subscription, SubscribeRequest,
+    SubscriptionKeysRequest, UnsubscribeRequest,
+};
+pub use ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockMemberDirectory, MockPushSender, MockRateLimiter, MockSubscriptionStore};
+pub use service::{PushError, PushService, SEND_LIMIT_PER_MINUTE, SUBSCRIBE_LIMIT_PER_MINUTE};

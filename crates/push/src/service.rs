@@ -1,0 +1,225 @@
+use std::sync::Arc;
+
+use futures::StreamExt;
+use opsd_core::{Caller, Clock, Forbidden, OutboundUrlPolicy, StoreError, UserId, ValidationErrors};
+
+use crate::model::{SendRequest, SendSummary, SubscribeRequest};
+use crate::ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
+
+pub const SUBSCRIBE_LIMIT_PER_MINUTE: u32 = 30;
+pub const SEND_LIMIT_PER_MINUTE: u32 = 10;
+/// Deliveries in flight at once for one send.
+const CONCURRENT_DELIVERIES: usize = 16;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PushError {
+    #[error(transparent)]
+    Forbidden(#[from] Forbidden),
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error("rate limited")]
+    RateLimited(RateLimited),
+    #[error("VAPID keys are not configured")]
+    NotConfigured,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct PushService {
+    subscriptions: Arc<dyn SubscriptionStore>,
+    members: Arc<dyn MemberDirectory>,
+    sender: Arc<dyn PushSender>,
+    limiter: Arc<dyn RateLimiter>,
+    urls: Arc<dyn OutboundUrlPolicy>,
+    clock: Arc<dyn Clock>,
+}
+
+impl PushService {
+    pub fn new(
+        subscriptions: Arc<dyn SubscriptionStore>,
+        members: Arc<dyn MemberDirectory>,
+        sender: Arc<dyn PushSender>,
+        limiter: Arc<dyn RateLimiter>,
+        urls: Arc<dyn OutboundUrlPolicy>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self { subscriptions, members, sender, limiter, urls, clock }
+    }
+
+    async fn limit(&self, user: &UserId, action: &str, limit: u32) -> Result<(), PushError> {
+        let key = format!("push:{action}:{user}");
+        self.limiter.hit(&key, limit, self.clock.now()).await?.map_err(PushError::RateLimited)
+    }
+
+    pub async fn subscribe(&self, caller: &Caller, request: &SubscribeRequest) -> Result<(), PushError> {
+        self.limit(&caller.user_id, "subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
+        let subscription = request.parse()?;
+        self.urls
+            .check(&subscription.endpoint)
+            .await
+            .map_err(|rejected| ValidationErrors::single("endpoint", rejected.0))?;
+        Ok(self.subscriptions.upsert(&caller.user_id, &subscription, self.clock.now()).await?)
+    }
+
+    /// Removes the caller's own subscription of the endpoint; `false` when there was none.
+    pub async fn unsubscribe(&self, caller: &Caller, endpoint: &str) -> Result<bool, PushError> {
+        self.limit(&caller.user_id, "subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
+        Ok(self.subscriptions.delete(&caller.user_id, endpoint).await?)
+    }
+
+    /// Sends to the caller, or (admins) to a member of the caller's team.
+    pub async fn send(&self, caller: &Caller, request: &SendRequest) -> Result<SendSummary, PushError> {
+        if !self.sender.is_configured() {
+            return Err(PushError::NotConfigured);
+        }
+        self.limit(&caller.user_id, "send", SEND_LIMIT_PER_MINUTE).await?;
+        let notification = request.notification()?;
+        let target = match request.target_user_id.as_deref().map(str::trim) {
+            None | Some("") => caller.user_id.clone(),
+            Some(id) if id == caller.user_id.as_str() => caller.user_id.clone(),
+            Some(id) => {
+                let team = caller.admin_team()?;
+                let target = UserId::new(id);
+                if !self.members.is_member(team, &target).await? {
+                    return Err(Forbidden::NotAdmin.into());
+                }
+                target
+            }
+        };
+        Ok(self.deliver(&target, &notification.to_json()).await?)
+    }
+
+    /// Delivers a payload to every subscription of a user (also used by announcements).
+    pub async fn deliver(&self, user: &UserId, payload: &[u8]) -> Result<SendSummary, StoreError> {
+        let expired = self.subscriptions.delete_expired(user, self.clock.now()).await?;
+        let subscriptions = self.subscriptions.of_user(user).await?;
+        let results: Vec<(uuid::Uuid, DeliveryResult)> = futures::stream::iter(subscriptions)
+            .map(|stored| async move { (stored.id, self.sender.deliver(&stored.subscription, payload).await) })
+            .buffer_unordered(CONCURRENT_DELIVERIES)
+            .collect()
+            .await;
+        let mut summary = SendSummary { success: true, sent: 0, failed: 0, expired };
+        for (id, result) in results {
+            match result {
+                DeliveryResult::Accepted => summary.sent += 1,
+                DeliveryResult::Gone => {
+                    self.subscriptions.delete_by_id(id).await?;
+                    summary.expired += 1;
+                }
+                DeliveryResult::Failed(reason) => {
+                    tracing::info!(subscription = %id, reason, "push delivery failed");
+                    summary.failed += 1;
+                }
+            }
+        }
+        Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use opsd_core::{MockClock, MockOutboundUrlPolicy, Role, TeamId, TeamMembership};
+    use time::OffsetDateTime;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::model::{StoredSubscription, Subscription};
+    use crate::ports::{MockMemberDirectory, MockPushSender, MockRateLimiter, MockSubscriptionStore};
+
+    fn caller(role: Role) -> Caller {
+        Caller { user_id: UserId::new("user_1"), membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }) }
+    }
+
+    fn allow_all() -> MockRateLimiter {
+        let mut limiter = MockRateLimiter::new();
+        limiter.expect_hit().returning(|_, _, _| Ok(Ok(())));
+        limiter
+    }
+
+    fn stored(n: u128) -> StoredSubscription {
+        StoredSubscription {
+            id: Uuid::from_u128(n),
+            user_id: UserId::new("user_1"),
+            subscription: Subscription { endpoint: format!("https://push.example/{n}"), p256dh: "k".into(), auth: "a".into(), expires_at: None },
+        }
+    }
+
+    fn service(subscriptions: MockSubscriptionStore, members: MockMemberDirectory, sender: MockPushSender, limiter: MockRateLimiter) -> PushService {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
+        let mut urls = MockOutboundUrlPolicy::new();
+        urls.expect_check().returning(|_| Ok(()));
+        PushService::new(Arc::new(subscriptions), Arc::new(members), Arc::new(sender), Arc::new(limiter), Arc::new(urls), Arc::new(clock))
+    }
+
+    fn configured_sender() -> MockPushSender {
+        let mut sender = MockPushSender::new();
+        sender.expect_is_configured().return_const(true);
+        sender
+    }
+
+    fn request(target: Option<&str>) -> SendRequest {
+        SendRequest { title: Some("Hi".into()), body: None, url: None, target_user_id: target.map(Into::into) }
+    }
+
+    #[tokio::test]
+    async fn counts_accepted_gone_and_failed_deliveries_and_deletes_the_gone() {
+        let mut subscriptions = MockSubscriptionStore::new();
+        subscriptions.expect_delete_expired().returning(|_, _| Ok(2));
+        subscriptions.expect_of_user().returning(|_| Ok(vec![stored(1), stored(2), stored(3)]));
+        subscriptions.expect_delete_by_id().withf(|id| *id == Uuid::from_u128(2)).times(1).returning(|_| Ok(()));
+        let mut sender = configured_sender();
+        sender.expect_deliver().returning(|subscription, _| match subscription.endpoint.as_str() {
+            "https://push.example/1" => DeliveryResult::Accepted,
+            "https://push.example/2" => DeliveryResult::Gone,
+            _ => DeliveryResult::Failed("500".into()),
+        });
+        let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
+            .send(&caller(Role::Member), &request(None))
+            .await
+            .unwrap();
+        assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 1, expired: 3 });
+    }
+
+    #[tokio::test]
+    async fn targeting_another_user_needs_admin_and_the_same_team() {
+        let mut sender = configured_sender();
+        sender.expect_deliver().never();
+        let service_for = |member: bool| {
+            let mut members = MockMemberDirectory::new();
+            members.expect_is_member().returning(move |_, _| Ok(member));
+            let mut sender = configured_sender();
+            sender.expect_deliver().never();
+            service(MockSubscriptionStore::new(), members, sender, allow_all())
+        };
+        let as_member = service_for(true).send(&caller(Role::Member), &request(Some("user_2"))).await;
+        assert!(matches!(as_member, Err(PushError::Forbidden(Forbidden::NotAdmin))));
+        let outside = service_for(false).send(&caller(Role::Admin), &request(Some("user_9"))).await;
+        assert!(matches!(outside, Err(PushError::Forbidden(_))));
+    }
+
+    #[tokio::test]
+    async fn an_exhausted_limit_refuses_before_any_work() {
+        let mut limiter = MockRateLimiter::new();
+        limiter.expect_hit().returning(|_, limit, _| {
+            assert_eq!(limit, SEND_LIMIT_PER_MINUTE);
+            Ok(Err(RateLimited { retry_after_seconds: 42 }))
+        });
+        let mut subscriptions = MockSubscriptionStore::new();
+        subscriptions.expect_of_user().never();
+        let error = service(subscriptions, MockMemberDirectory::new(), configured_sender(), limiter)
+            .send(&caller(Role::Member), &request(None))
+            .await;
+        assert!(matches!(error, Err(PushError::RateLimited(RateLimited { retry_after_seconds: 42 }))));
+    }
+
+    #[tokio::test]
+    async fn without_vapid_keys_sending_is_not_configured() {
+        let mut sender = MockPushSender::new();
+        sender.expect_is_configured().return_const(false);
+        let error = service(MockSubscriptionStore::new(), MockMemberDirectory::new(), sender, MockRateLimiter::new())
+            .send(&caller(Role::Member), &request(None))
+            .await;
+        assert!(matches!(error, Err(PushError::NotConfigured)));
+    }
+}
