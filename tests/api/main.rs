@@ -8,5 +8,6 @@ mod incidents;
 mod reports;
 mod operations;
 mod push;
+mod schedule;
 mod setup;
 mod webhooks_identity;

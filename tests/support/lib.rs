@@ -3,6 +3,7 @@
 
 mod app;
 pub mod push_fake;
+pub mod seven_shifts_fake;
 mod tokens;
 
 pub use app::{TestApp, TestShift, problem};

@@ -23,6 +23,7 @@ pub struct Config {
     pub app_origin: Option<String>,
     pub coupons: CouponConfig,
     pub push: PushConfig,
+    pub scheduler: SchedulerConfig,
     /// Soft-deleted contacts older than this are pruned by the prune job.
     pub contact_retention_days: u32,
     /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
@@ -43,6 +44,14 @@ pub struct CredentialsConfig {
     /// several at once so keys can rotate.
     pub api_keys: Vec<SecretString>,
     pub cron_secret: Option<SecretString>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SchedulerConfig {
+    /// The 7shifts API root; the adapter appends `/v2/company/{id}/...`.
+    pub base_url: String,
+    pub token: Option<SecretString>,
+    pub company_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -93,6 +102,11 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            scheduler: SchedulerConfig {
+                base_url: text("SCHEDULER_API_BASE_URL").unwrap_or_else(|| "https://api.7shifts.com".into()),
+                token: text("SCHEDULER_API_TOKEN").map(SecretString::from),
+                company_id: text("SCHEDULER_COMPANY_ID"),
+            },
             push: PushConfig {
                 vapid_public_key: text("NEXT_PUBLIC_VAPID_PUBLIC_KEY"),
                 vapid_private_key: text("VAPID_PRIVATE_KEY").map(SecretString::from),

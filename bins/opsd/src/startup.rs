@@ -15,12 +15,16 @@ use opsd_identity::{
 use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
 use opsd_optimization::{CircuitBreaker, OptimizationService};
-use opsd_outbound::{ChatAlertNotifier, HttpJwksFetcher, OutboundTargets, SlackWebhookChat, VapidKeys, VapidPushSender};
+use opsd_outbound::{
+    ChatAlertNotifier, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig, SlackWebhookChat, VapidKeys,
+    VapidPushSender,
+};
+use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
 use opsd_push::PushService;
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgMemberDirectory, PgMembershipStore, PgRateLimiter, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
+    PgMemberDirectory, PgMembershipStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -157,6 +161,22 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         clock.clone(),
     );
 
+    let schedule_store = Arc::new(PgScheduleStore::new(db.clone()));
+    let seven_shifts = match (&config.scheduler.token, &config.scheduler.company_id) {
+        (Some(token), Some(company_id)) => Some(Arc::new(SevenShifts::new(SevenShiftsConfig {
+            base_url: config.scheduler.base_url.clone(),
+            token: token.expose_secret().to_owned(),
+            company_id: company_id.clone(),
+            timeout: Duration::from_secs(15),
+            backoff: Duration::from_millis(500),
+            max_wait: Duration::from_secs(30),
+        })) as Arc<dyn SchedulingProvider>),
+        _ => None,
+    };
+    let schedule = LegacyScheduleView::new(schedule_store.clone(), clock.clone());
+    let schedule_sync = seven_shifts
+        .map(|provider| ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone()));
+
     let state = AppState {
         db: db.clone(),
         credentials: config.credentials.clone(),
@@ -179,6 +199,8 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         coupons: CouponService::new(coupon_store, clock.clone()),
         push,
         vapid_public_key,
+        schedule,
+        schedule_sync,
         expiry: ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone()),
         coupon_expiry_enabled: config.coupons.expiry_enabled,
         guest_events: GuestEventIntake::new(
@@ -257,3 +279,4 @@ impl opsd_identity::JwksFetcher for NoKeys {
         Ok(opsd_identity::JwkSet { keys: Vec::new() })
     }
 }
+

@@ -6,6 +6,7 @@ use opsd_incidents::IncidentService;
 use opsd_optimization::OptimizationService;
 use opsd_push::PushService;
 use opsd_reports::ReportService;
+use opsd_scheduling::{LegacyScheduleView, ScheduleService};
 use opsd_jobs::JobRunner;
 use opsd_postgres::Db;
 use opsd_teams::TeamService;
@@ -24,6 +25,9 @@ pub struct AppState {
     pub reports: ReportService,
     pub optimization: OptimizationService,
     pub coupons: CouponService,
+    pub schedule: LegacyScheduleView,
+    /// Present when the provider's credentials are configured.
+    pub schedule_sync: Option<ScheduleService>,
     pub push: PushService,
     pub vapid_public_key: Option<String>,
     pub expiry: ExpirySweep,

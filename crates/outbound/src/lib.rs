@@ -3,11 +3,13 @@
 mod alerts;
 mod chat;
 mod jwks;
+mod seven_shifts;
 mod web_push;
 mod url_policy;
 
 pub use alerts::ChatAlertNotifier;
 pub use chat::SlackWebhookChat;
 pub use jwks::HttpJwksFetcher;
+pub use seven_shifts::{SevenShifts, SevenShiftsConfig};
 pub use web_push::{VapidKeyError, VapidKeys, VapidPushSender};
 pub use url_policy::{OutboundTargets, is_public_address};

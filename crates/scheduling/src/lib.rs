@@ -1,6 +1,18 @@
 //! The imported schedule: shifts from the workforce-scheduling provider, placed in their
-//! location's local day and daypart, with their hours and the wage they had when synced.
+//! location's local day and daypart, with their hours and the wage they had when synced; the sync
+//! jobs that keep it current, and the legacy read-only view of it.
 
+mod ports;
 mod shift;
+mod sync;
+mod view;
 
+pub use ports::{
+    ProviderDepartment, ProviderError, ProviderRole, ProviderShift, ProviderUser, RoleCounts, ScheduleStore,
+    SchedulingProvider, SyncCounts, SyncLocation,
+};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockScheduleStore, MockSchedulingProvider};
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};
+pub use sync::{LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, department_of};
+pub use view::{ScheduleView, ScheduleViewQuery, ViewFilter, ViewShift};

@@ -8,6 +8,7 @@ mod health;
 mod incidents;
 mod push;
 mod reports;
+mod schedule;
 mod setup;
 pub(crate) mod webhooks;
 
@@ -33,6 +34,7 @@ pub use push::{
     __path_send as __path_push_send, __path_subscribe, __path_unsubscribe, __path_vapid_public_key, Subscribed,
     Unsubscribed, VapidPublicKey,
 };
+pub use schedule::{__path_sync_roles, __path_sync_schedule, __path_view as __path_schedule_view, SyncJobAnswer};
 pub use reports::{__path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift};
 pub use health::{__path_live, __path_metrics, __path_ready};
 pub use setup::{
@@ -110,6 +112,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(resource("/api/push/send", "POST").route(web::post().to(push::send)))
         .service(resource("/api/push/vapid-public-key", "GET").route(web::get().to(push::vapid_public_key)))
+        .service(resource("/cron/sync-schedule-from-7shifts", "GET").route(web::get().to(schedule::sync_schedule)))
+        .service(resource("/cron/sync-7shifts-roles", "GET").route(web::get().to(schedule::sync_roles)))
+        .service(resource("/api/schedule/{location_slug}", "GET").route(web::get().to(schedule::view)))
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));
 }

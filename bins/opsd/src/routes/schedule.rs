@@ -1,0 +1,101 @@
+//! The 7shifts sync jobs and the legacy schedule view.
+
+use actix_web::{HttpResponse, web};
+use opsd_jobs::{JobOutcome, JobRun, JobStatus};
+use opsd_scheduling::{RoleSyncReport, ScheduleView, ScheduleViewError, ScheduleViewQuery, SyncReport};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::errors::ApiError;
+use crate::extract::{ApiKey, CronSecret, QueryParams};
+use crate::state::AppState;
+
+impl From<ScheduleViewError> for ApiError {
+    fn from(error: ScheduleViewError) -> Self {
+        match error {
+            ScheduleViewError::Invalid(errors) => errors.into(),
+            ScheduleViewError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// What a sync job answers: its report, or `{"status":"skipped"}` while another run holds the lock,
+/// or `{"status":"disabled"}` without provider credentials.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct SyncJobAnswer {
+    status: String,
+    inserted: Option<u64>,
+    updated: Option<u64>,
+    deleted: Option<u64>,
+    unchanged: Option<u64>,
+    failed_locations: Option<u64>,
+}
+
+fn job_status(status: &str) -> JobStatus {
+    match status {
+        "ok" => JobStatus::Ok,
+        "partial" => JobStatus::Partial,
+        _ => JobStatus::Failed,
+    }
+}
+
+fn disabled() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({ "status": "disabled" }))
+}
+
+fn answer<T: Serialize>(run: JobRun<T>) -> HttpResponse {
+    match run {
+        JobRun::Ran { outcome, .. } => HttpResponse::Ok().json(outcome.result),
+        JobRun::AlreadyRunning => HttpResponse::Ok().json(serde_json::json!({ "status": "skipped" })),
+    }
+}
+
+/// Refreshes the imported schedule from 7shifts: 14 days back to 28 ahead, one transaction per
+/// location, upsert by provider shift id, vanished shifts deleted, nothing rewritten that did not
+/// change. A failing location is left as it was and makes the run `partial`.
+#[utoipa::path(get, path = "/cron/sync-schedule-from-7shifts", tag = "jobs", security(("cronSecret" = [])),
+    responses((status = 200, body = SyncJobAnswer)))]
+pub async fn sync_schedule(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
+    let Some(schedule) = &state.schedule_sync else { return Ok(disabled()) };
+    let run = state
+        .jobs
+        .run("sync-schedule-from-7shifts", |_| async move {
+            let report: SyncReport = schedule.sync_schedule().await?;
+            let summary = serde_json::to_value(&report).expect("a report serializes");
+            Ok::<_, ApiError>(JobOutcome { status: job_status(report.status), summary, result: report })
+        })
+        .await?;
+    Ok(answer(run))
+}
+
+/// Refreshes the role-to-department mapping from 7shifts roles and departments.
+#[utoipa::path(get, path = "/cron/sync-7shifts-roles", tag = "jobs", security(("cronSecret" = [])),
+    responses((status = 200, body = SyncJobAnswer)))]
+pub async fn sync_roles(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
+    let Some(schedule) = &state.schedule_sync else { return Ok(disabled()) };
+    let run = state
+        .jobs
+        .run("sync-7shifts-roles", |_| async move {
+            let report: RoleSyncReport = schedule.sync_roles().await?;
+            let summary = serde_json::to_value(&report).expect("a report serializes");
+            Ok::<_, ApiError>(JobOutcome { status: job_status(report.status), summary, result: report })
+        })
+        .await?;
+    Ok(answer(run))
+}
+
+/// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.
+#[utoipa::path(get, path = "/api/schedule/{location_slug}", tag = "schedule",
+    params(("location_slug" = String, Path), ScheduleViewQuery), security(("apiKey" = [])),
+    responses((status = 200, body = ScheduleView, headers(("Deprecation" = String, description = "true")))))]
+pub async fn view(
+    state: web::Data<AppState>,
+    _key: ApiKey,
+    slug: web::Path<String>,
+    QueryParams(query): QueryParams<ScheduleViewQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let view = state.schedule.view(&slug, &query).await?.ok_or(ApiError::NotFound)?;
+    Ok(HttpResponse::Ok().insert_header(("Deprecation", "true")).json(view))
+}

@@ -1,0 +1,137 @@
+//! A local 7shifts v2 API: shifts per location (published and draft listings, cursor pages of two),
+//! users, roles and departments, with failures to inject per location.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub const TOKEN: &str = "7shifts-test-token";
+pub const COMPANY: &str = "1";
+
+#[derive(Default)]
+struct State {
+    shifts: HashMap<String, Vec<Value>>,
+    failing: HashMap<String, u16>,
+    throttle_next: u32,
+    requests: u32,
+}
+
+#[derive(Clone, Default)]
+pub struct Fake7Shifts {
+    state: Arc<Mutex<State>>,
+}
+
+pub struct Fake7ShiftsServer {
+    pub server: MockServer,
+    pub fake: Fake7Shifts,
+}
+
+/// A shift as 7shifts lists it.
+pub fn shift(id: i64, user: i64, role: i64, start: &str, end: &str, wage_cents: i64, draft: bool) -> Value {
+    json!({
+        "id": id, "user_id": user, "role_id": role, "location_id": 0, "company_id": 1, "department_id": null,
+        "start": start, "end": end, "hourly_wage": wage_cents, "draft": draft, "deleted": false, "open": false,
+        "publish_status": if draft { "draft" } else { "published" }, "notes": "", "breaks": [],
+        "created": "2026-11-01T00:00:00Z", "modified": "2026-11-01T00:00:00Z",
+    })
+}
+
+impl Fake7Shifts {
+    pub fn set_shifts(&self, location: &str, shifts: Vec<Value>) {
+        self.state.lock().unwrap().shifts.insert(location.to_owned(), shifts);
+    }
+
+    pub fn fail_location(&self, location: &str, status: u16) {
+        self.state.lock().unwrap().failing.insert(location.to_owned(), status);
+    }
+
+    pub fn heal_location(&self, location: &str) {
+        self.state.lock().unwrap().failing.remove(location);
+    }
+
+    /// The next `times` requests answer 429 with `Retry-After: 1`.
+    pub fn throttle(&self, times: u32) {
+        self.state.lock().unwrap().throttle_next = times;
+    }
+
+    pub fn requests(&self) -> u32 {
+        self.state.lock().unwrap().requests
+    }
+}
+
+fn page(items: Vec<Value>, request: &Request) -> ResponseTemplate {
+    let query: HashMap<String, String> = request.url.query_pairs().into_owned().collect();
+    let start: usize = query.get("cursor").and_then(|c| c.parse().ok()).unwrap_or(0);
+    let end = (start + 2).min(items.len());
+    let next = if end < items.len() { json!(end.to_string()) } else { Value::Null };
+    ResponseTemplate::new(200).set_body_json(json!({
+        "data": items[start..end], "meta": { "cursor": { "current": null, "prev": null, "next": next, "count": items.len() } },
+    }))
+}
+
+impl Respond for Fake7Shifts {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut state = self.state.lock().unwrap();
+        state.requests += 1;
+        if state.throttle_next > 0 {
+            state.throttle_next -= 1;
+            return ResponseTemplate::new(429).insert_header("retry-after", "1");
+        }
+        let query: HashMap<String, String> = request.url.query_pairs().into_owned().collect();
+        let resource = request.url.path().rsplit('/').next().unwrap_or_default().to_owned();
+        match resource.as_str() {
+            "shifts" => {
+                let location = query.get("location_id").cloned().unwrap_or_default();
+                if let Some(status) = state.failing.get(&location) {
+                    return ResponseTemplate::new(*status).set_body_string("{\"error\":\"internal\"}");
+                }
+                let drafts = query.get("draft").is_some_and(|d| d == "true");
+                let items = state
+                    .shifts
+                    .get(&location)
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|s| s["draft"].as_bool() == Some(drafts))
+                    .collect();
+                page(items, request)
+            }
+            "users" => page(
+                vec![
+                    json!({ "id": 7, "first_name": "Ana", "last_name": "Ruiz", "active": true, "type": "employee" }),
+                    json!({ "id": 8, "first_name": "Ben", "last_name": "Cole", "active": true, "type": "employee" }),
+                ],
+                request,
+            ),
+            "departments" => page(
+                vec![json!({ "id": 11, "name": "FOH", "location_id": 100 }), json!({ "id": 12, "name": "Kitchen", "location_id": 100 })],
+                request,
+            ),
+            "roles" => page(
+                vec![
+                    json!({ "id": 3, "name": "Server", "department_id": 11, "location_id": 100 }),
+                    json!({ "id": 4, "name": "Line Cook", "department_id": 12, "location_id": 100 }),
+                ],
+                request,
+            ),
+            _ => ResponseTemplate::new(404),
+        }
+    }
+}
+
+impl Fake7ShiftsServer {
+    pub async fn start() -> Self {
+        let server = MockServer::start().await;
+        let fake = Fake7Shifts::default();
+        Mock::given(method("GET"))
+            .and(path_regex(format!("^/v2/company/{COMPANY}/(shifts|users|roles|departments)$")))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(fake.clone())
+            .mount(&server)
+            .await;
+        Self { server, fake }
+    }
+}
