@@ -5,6 +5,7 @@ mod auth;
 mod coupons;
 mod errors;
 mod incidents;
+mod nudges;
 mod reports;
 mod operations;
 mod push;

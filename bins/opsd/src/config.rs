@@ -24,6 +24,8 @@ pub struct Config {
     pub coupons: CouponConfig,
     pub push: PushConfig,
     pub scheduler: SchedulerConfig,
+    /// How long a team-chat post may take before it counts as failed.
+    pub chat_timeout: Duration,
     /// Soft-deleted contacts older than this are pruned by the prune job.
     pub contact_retention_days: u32,
     /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
@@ -117,6 +119,7 @@ impl Config {
                 webhook_secret: text("COUPON_WEBHOOK_SECRET").map(SecretString::from),
                 worker_enabled: !matches!(text("GUEST_EVENT_WORKER").as_deref(), Some("false" | "0" | "off")),
             },
+            chat_timeout: Duration::from_millis(parsed("CHAT_TIMEOUT_MS")?.unwrap_or(5_000)),
             contact_retention_days: parsed("CONTACT_RETENTION_DAYS")?.unwrap_or(30),
             outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,
         })

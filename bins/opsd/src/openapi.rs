@@ -19,6 +19,7 @@ use opsd_optimization::{
 };
 
 use opsd_coupons::{Offer, OfferRequest, Reservation, ReservationState};
+use opsd_nudges::{Announcement, AnnouncementRequest};
 use opsd_scheduling::{ScheduleView, ViewShift};
 use opsd_push::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
 
@@ -44,6 +45,8 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
         routes::identity_webhook,
         routes::optimization, routes::goals, routes::set_goals, routes::ingest_sales,
+        routes::report_reminder, routes::check_compliance, routes::aggregate_heroes, routes::publish_announcements,
+        routes::create_announcement, routes::list_announcements,
         routes::sync_schedule, routes::sync_roles, routes::schedule_view,
         routes::subscribe, routes::unsubscribe, routes::push_send, routes::vapid_public_key,
         routes::create_offer, routes::offer, routes::reservation, routes::redeem, routes::expire_coupons, routes::automation,
@@ -56,7 +59,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         ReportShift, routes::Received,
         OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoal, Block,
         GoalsRequest, GoalRequest, SalesIngestRequest, SalesRowRequest, routes::SalesIngested,
-        ScheduleView, ViewShift, routes::SyncJobAnswer,
+        ScheduleView, ViewShift, routes::SyncJobAnswer, Announcement, AnnouncementRequest, routes::PublishAnswer,
         SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest, SendRequest, SendSummary, routes::Subscribed,
         routes::Unsubscribed, routes::VapidPublicKey,
         Offer, OfferRequest, Reservation, ReservationState, routes::Accepted, routes::JobStatusBody, routes::SweepReportSchema,
@@ -69,6 +72,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "incidents", description = "Incidents and contacts"),
         (name = "reports", description = "Shift and manager reports"),
         (name = "analytics", description = "Labor optimization data, goals and sales ingestion (service API key)"),
+        (name = "announcements", description = "Scheduled announcements"),
         (name = "schedule", description = "The legacy, deprecated, read-only schedule view (service API key)"),
         (name = "push", description = "Web push subscriptions and sending"),
         (name = "coupons", description = "Coupon offers and guest reservations"),

@@ -20,11 +20,14 @@ use opsd_outbound::{
     VapidPushSender,
 };
 use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
+use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_push::PushService;
+
+use crate::broadcast::PushBroadcast;
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgMemberDirectory, PgMembershipStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
+    PgAnnouncementStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -38,8 +41,6 @@ use crate::middleware::{HttpMetrics, record_metrics, request_id};
 use crate::routes;
 use crate::state::AppState;
 
-/// Outbound calls to team chats give up after this long.
-const CHAT_TIMEOUT: Duration = Duration::from_secs(5);
 /// A push service that does not answer in this long counts as a failed delivery.
 const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -107,7 +108,7 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
     let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
     let locations = Arc::new(PgLocationStore::new(db.clone()));
     let settings = Arc::new(PgTeamSettingsStore::new(db.clone()));
-    let chat: Arc<dyn TeamChat> = Arc::new(SlackWebhookChat::new(outbound, CHAT_TIMEOUT));
+    let chat: Arc<dyn TeamChat> = Arc::new(SlackWebhookChat::new(outbound, config.chat_timeout));
 
     let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, 10_000);
     let on_invalidation: InvalidationHandler = Arc::new({
@@ -152,12 +153,18 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
 
     let vapid = vapid_keys(config)?;
     let vapid_public_key = vapid.as_ref().map(|keys| keys.public_key().to_owned());
-    let push = PushService::new(
+    let push = Arc::new(PushService::new(
         Arc::new(PgSubscriptionStore::new(db.clone())),
         Arc::new(PgMemberDirectory::new(db.clone())),
         Arc::new(VapidPushSender::new(vapid, outbound, PUSH_TIMEOUT)),
         Arc::new(PgRateLimiter::new(db.clone())),
         Arc::new(outbound),
+        clock.clone(),
+    ));
+    let nudges = NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone());
+    let announcements = AnnouncementService::new(
+        Arc::new(PgAnnouncementStore::new(db.clone())),
+        Arc::new(PushBroadcast { push: push.clone() }),
         clock.clone(),
     );
 
@@ -198,6 +205,8 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         ),
         coupons: CouponService::new(coupon_store, clock.clone()),
         push,
+        nudges,
+        announcements,
         vapid_public_key,
         schedule,
         schedule_sync,

@@ -4,6 +4,7 @@ use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake};
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
 use opsd_optimization::OptimizationService;
+use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_push::PushService;
 use opsd_reports::ReportService;
 use opsd_scheduling::{LegacyScheduleView, ScheduleService};
@@ -28,7 +29,9 @@ pub struct AppState {
     pub schedule: LegacyScheduleView,
     /// Present when the provider's credentials are configured.
     pub schedule_sync: Option<ScheduleService>,
-    pub push: PushService,
+    pub push: Arc<PushService>,
+    pub nudges: NudgeJobs,
+    pub announcements: AnnouncementService,
     pub vapid_public_key: Option<String>,
     pub expiry: ExpirySweep,
     pub coupon_expiry_enabled: bool,

@@ -145,6 +145,24 @@ impl MemberDirectory for PgMemberDirectory {
         .map_err(store_error)?;
         Ok(found.found)
     }
+
+    async fn members(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Member {
+            #[diesel(sql_type = Text)]
+            user_id: String,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Member> = diesel::sql_query(
+            "SELECT m.user_id FROM memberships m JOIN users u ON u.id = m.user_id \
+             WHERE m.team_id = $1 AND u.deleted_at IS NULL ORDER BY m.user_id",
+        )
+        .bind::<Text, _>(team.as_str())
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows.into_iter().map(|m| UserId::new(m.user_id)).collect())
+    }
 }
 
 /// Fixed one-minute windows in PostgreSQL, so a limit holds across every instance.

@@ -89,6 +89,22 @@ impl PushService {
         Ok(self.deliver(&target, &notification.to_json()).await?)
     }
 
+    /// Delivers a notification to every device of every member of a team.
+    pub async fn broadcast(&self, team: &opsd_core::TeamId, notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
+        if !self.sender.is_configured() {
+            return Err(PushError::NotConfigured);
+        }
+        let payload = notification.to_json();
+        let mut total = SendSummary { success: true, ..SendSummary::default() };
+        for member in self.members.members(team).await? {
+            let summary = self.deliver(&member, &payload).await?;
+            total.sent += summary.sent;
+            total.failed += summary.failed;
+            total.expired += summary.expired;
+        }
+        Ok(total)
+    }
+
     /// Delivers a payload to every subscription of a user (also used by announcements).
     pub async fn deliver(&self, user: &UserId, payload: &[u8]) -> Result<SendSummary, StoreError> {
         let expired = self.subscriptions.delete_expired(user, self.clock.now()).await?;

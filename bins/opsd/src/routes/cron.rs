@@ -41,7 +41,7 @@ pub async fn prune_soft_deleted_contacts(
 }
 
 /// The answer of a job that reports in plain text.
-fn text_job(run: JobRun<String>) -> HttpResponse {
+pub(crate) fn text_job(run: JobRun<String>) -> HttpResponse {
     let body = match run {
         JobRun::Ran { outcome, .. } => outcome.result,
         JobRun::AlreadyRunning => "skipped: already running".to_owned(),

@@ -6,6 +6,7 @@ mod coupons;
 mod cron;
 mod health;
 mod incidents;
+mod nudges;
 mod push;
 mod reports;
 mod schedule;
@@ -30,6 +31,10 @@ pub use incidents::{
     CommentRequest, StatusRequest,
 };
 pub use webhooks::{__path_identity as __path_identity_webhook, Received};
+pub use nudges::{
+    __path_aggregate_heroes, __path_check_compliance, __path_create as __path_create_announcement,
+    __path_list as __path_list_announcements, __path_publish_announcements, __path_report_reminder, PublishAnswer,
+};
 pub use push::{
     __path_send as __path_push_send, __path_subscribe, __path_unsubscribe, __path_vapid_public_key, Subscribed,
     Unsubscribed, VapidPublicKey,
@@ -115,6 +120,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/cron/sync-schedule-from-7shifts", "GET").route(web::get().to(schedule::sync_schedule)))
         .service(resource("/cron/sync-7shifts-roles", "GET").route(web::get().to(schedule::sync_roles)))
         .service(resource("/api/schedule/{location_slug}", "GET").route(web::get().to(schedule::view)))
+        .service(resource("/cron/report-reminder", "GET").route(web::get().to(nudges::report_reminder)))
+        .service(resource("/cron/check-compliance", "GET").route(web::get().to(nudges::check_compliance)))
+        .service(resource("/cron/aggregate-heroes", "GET").route(web::get().to(nudges::aggregate_heroes)))
+        .service(resource("/cron/publish-scheduled-announcements", "GET").route(web::get().to(nudges::publish_announcements)))
+        .service(
+            resource("/api/announcements", "GET, POST")
+                .route(web::get().to(nudges::list))
+                .route(web::post().to(nudges::create)),
+        )
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));
 }

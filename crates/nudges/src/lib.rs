@@ -1,0 +1,16 @@
+//! The jobs that nudge people in their team chat (report reminders, weekly compliance, Hero of
+//! the Shift) and scheduled announcements.
+
+mod announcements;
+mod expected;
+mod heroes;
+mod jobs;
+mod ports;
+
+pub use announcements::{Announcement, AnnouncementError, AnnouncementRequest, AnnouncementService, NewAnnouncement};
+pub use expected::{Missing, expected_reports, missing_reports};
+pub use heroes::top_heroes;
+pub use jobs::{NudgeJobs, NudgeTally};
+pub use ports::{AnnouncementStore, NudgeLocation, NudgeStore, TeamBroadcast};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockAnnouncementStore, MockNudgeStore, MockTeamBroadcast};

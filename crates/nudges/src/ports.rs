@@ -1,0 +1,66 @@
+use async_trait::async_trait;
+use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_reports::ReportShift;
+use time::{Date, OffsetDateTime};
+
+
+use crate::announcements::{Announcement, NewAnnouncement};
+
+/// A location with what its nudges need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NudgeLocation {
+    pub id: LocationId,
+    pub team_id: TeamId,
+    pub name: String,
+    pub timezone: String,
+    pub chat_webhook_url: Option<String>,
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait NudgeStore: Send + Sync {
+    async fn locations(&self) -> Result<Vec<NudgeLocation>, StoreError>;
+    /// (business date, local start hour) of the location's non-draft shifts on those dates.
+    async fn shift_starts(&self, location: LocationId, timezone: &str, from: Date, to: Date) -> Result<Vec<(Date, u8)>, StoreError>;
+    async fn filed_shift_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<(Date, ReportShift)>, StoreError>;
+    async fn filed_manager_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<Date>, StoreError>;
+    /// Records a nudge; `false` when this (kind, target, period) was nudged before.
+    async fn record_nudge(&self, kind: &str, target: &str, period: &str, team: &TeamId, at: OffsetDateTime) -> Result<bool, StoreError>;
+    async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError>;
+    #[allow(clippy::too_many_arguments)]
+    async fn save_compliance(
+        &self,
+        location: LocationId,
+        week_start: Date,
+        expected_shift: u32,
+        filed_shift: u32,
+        expected_manager: u32,
+        filed_manager: u32,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+    /// The hero names of the location's shift reports on those dates.
+    async fn hero_mentions(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<String>, StoreError>;
+    /// Records the week's MVP message; `false` when it exists already.
+    async fn record_mvp(&self, location: LocationId, week_start: Date, names: Vec<String>, mentions: u32, at: OffsetDateTime) -> Result<bool, StoreError>;
+    async fn mvp_posted(&self, location: LocationId, week_start: Date) -> Result<(), StoreError>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait AnnouncementStore: Send + Sync {
+    /// `None` when the location is not the team's.
+    async fn create(&self, announcement: &NewAnnouncement, at: OffsetDateTime) -> Result<Option<Announcement>, StoreError>;
+    async fn list(&self, team: &TeamId) -> Result<Vec<Announcement>, StoreError>;
+    /// Marks due, unpublished announcements published (each exactly once, `SKIP LOCKED`) and
+    /// returns them.
+    async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError>;
+}
+
+/// Pushes a payload to every member of a team (their push subscriptions).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait TeamBroadcast: Send + Sync {
+    /// Returns how many devices accepted it.
+    async fn push_to_team(&self, team: &TeamId, title: &str, body: &str, url: &str) -> Result<u32, StoreError>;
+}
+

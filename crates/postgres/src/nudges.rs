@@ -1,0 +1,330 @@
+use async_trait::async_trait;
+use diesel::OptionalExtension;
+use diesel::QueryableByName;
+use diesel::sql_types::{Array, Bool, Date as SqlDate, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_nudges::{Announcement, AnnouncementStore, NewAnnouncement, NudgeLocation, NudgeStore};
+use opsd_reports::ReportShift;
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::{Db, store_error};
+
+pub struct PgNudgeStore {
+    db: Db,
+}
+
+impl PgNudgeStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[derive(QueryableByName)]
+struct Inserted {
+    #[diesel(sql_type = Bool)]
+    inserted: bool,
+}
+
+#[async_trait]
+impl NudgeStore for PgNudgeStore {
+    async fn locations(&self) -> Result<Vec<NudgeLocation>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = SqlUuid)]
+            id: Uuid,
+            #[diesel(sql_type = Text)]
+            team_id: String,
+            #[diesel(sql_type = Text)]
+            name: String,
+            #[diesel(sql_type = Text)]
+            timezone: String,
+            #[diesel(sql_type = Nullable<Text>)]
+            chat_webhook_url: Option<String>,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Row> = diesel::sql_query(
+            "SELECT l.id, l.team_id, l.name, l.timezone, t.chat_webhook_url FROM locations l JOIN teams t ON t.id = l.team_id ORDER BY l.id",
+        )
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| NudgeLocation {
+                id: LocationId(r.id),
+                team_id: TeamId::new(r.team_id),
+                name: r.name,
+                timezone: r.timezone,
+                chat_webhook_url: r.chat_webhook_url,
+            })
+            .collect())
+    }
+
+    async fn shift_starts(&self, location: LocationId, timezone: &str, from: Date, to: Date) -> Result<Vec<(Date, u8)>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Start {
+            #[diesel(sql_type = SqlDate)]
+            business_date: Date,
+            #[diesel(sql_type = Int4)]
+            hour: i32,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Start> = diesel::sql_query(
+            "SELECT business_date, extract(hour FROM start_at AT TIME ZONE $2)::int AS hour FROM schedule_shifts \
+             WHERE location_id = $1 AND NOT is_draft AND business_date BETWEEN $3 AND $4",
+        )
+        .bind::<SqlUuid, _>(location.0)
+        .bind::<Text, _>(timezone)
+        .bind::<SqlDate, _>(from)
+        .bind::<SqlDate, _>(to)
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows.into_iter().map(|r| (r.business_date, r.hour as u8)).collect())
+    }
+
+    async fn filed_shift_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<(Date, ReportShift)>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Filed {
+            #[diesel(sql_type = SqlDate)]
+            date: Date,
+            #[diesel(sql_type = Text)]
+            shift: String,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Filed> = diesel::sql_query("SELECT date, shift FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
+            .bind::<SqlUuid, _>(location.0)
+            .bind::<SqlDate, _>(from)
+            .bind::<SqlDate, _>(to)
+            .load(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(rows.into_iter().filter_map(|r| Some((r.date, ReportShift::parse(&r.shift)?))).collect())
+    }
+
+    async fn filed_manager_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<Date>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Filed {
+            #[diesel(sql_type = SqlDate)]
+            date: Date,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Filed> = diesel::sql_query("SELECT date FROM manager_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
+            .bind::<SqlUuid, _>(location.0)
+            .bind::<SqlDate, _>(from)
+            .bind::<SqlDate, _>(to)
+            .load(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(rows.into_iter().map(|r| r.date).collect())
+    }
+
+    async fn record_nudge(&self, kind: &str, target: &str, period: &str, team: &TeamId, at: OffsetDateTime) -> Result<bool, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let inserted = diesel::sql_query(
+            "INSERT INTO nudges (kind, target, period, team_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+        )
+        .bind::<Text, _>(kind)
+        .bind::<Text, _>(target)
+        .bind::<Text, _>(period)
+        .bind::<Text, _>(team.as_str())
+        .bind::<Timestamptz, _>(at)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(inserted == 1)
+    }
+
+    async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query("UPDATE nudges SET delivered = true WHERE kind = $1 AND target = $2 AND period = $3")
+            .bind::<Text, _>(kind)
+            .bind::<Text, _>(target)
+            .bind::<Text, _>(period)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn save_compliance(
+        &self,
+        location: LocationId,
+        week_start: Date,
+        expected_shift: u32,
+        filed_shift: u32,
+        expected_manager: u32,
+        filed_manager: u32,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query(
+            "INSERT INTO compliance_weeks (location_id, week_start, expected_shift_reports, filed_shift_reports, \
+                                           expected_manager_reports, filed_manager_reports, computed_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (location_id, week_start) DO UPDATE SET \
+               expected_shift_reports = EXCLUDED.expected_shift_reports, filed_shift_reports = EXCLUDED.filed_shift_reports, \
+               expected_manager_reports = EXCLUDED.expected_manager_reports, filed_manager_reports = EXCLUDED.filed_manager_reports, \
+               computed_at = EXCLUDED.computed_at",
+        )
+        .bind::<SqlUuid, _>(location.0)
+        .bind::<SqlDate, _>(week_start)
+        .bind::<Int4, _>(expected_shift as i32)
+        .bind::<Int4, _>(filed_shift as i32)
+        .bind::<Int4, _>(expected_manager as i32)
+        .bind::<Int4, _>(filed_manager as i32)
+        .bind::<Timestamptz, _>(at)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn hero_mentions(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<String>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Hero {
+            #[diesel(sql_type = Text)]
+            hero: String,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Hero> = diesel::sql_query(
+            "SELECT hero FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3 AND hero IS NOT NULL ORDER BY created_at, id",
+        )
+        .bind::<SqlUuid, _>(location.0)
+        .bind::<SqlDate, _>(from)
+        .bind::<SqlDate, _>(to)
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows.into_iter().map(|r| r.hero).collect())
+    }
+
+    async fn record_mvp(&self, location: LocationId, week_start: Date, names: Vec<String>, mentions: u32, at: OffsetDateTime) -> Result<bool, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let inserted: Option<Inserted> = diesel::sql_query(
+            "INSERT INTO mvp_awards (location_id, week_start, names, mentions, created_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT DO NOTHING RETURNING true AS inserted",
+        )
+        .bind::<SqlUuid, _>(location.0)
+        .bind::<SqlDate, _>(week_start)
+        .bind::<Array<Text>, _>(names)
+        .bind::<Int4, _>(mentions as i32)
+        .bind::<Timestamptz, _>(at)
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(store_error)?;
+        Ok(inserted.is_some())
+    }
+
+    async fn mvp_posted(&self, location: LocationId, week_start: Date) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query("UPDATE mvp_awards SET posted = true WHERE location_id = $1 AND week_start = $2")
+            .bind::<SqlUuid, _>(location.0)
+            .bind::<SqlDate, _>(week_start)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+}
+
+#[derive(QueryableByName)]
+struct AnnouncementRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    team_id: String,
+    #[diesel(sql_type = Text)]
+    title: String,
+    #[diesel(sql_type = Text)]
+    body: String,
+    #[diesel(sql_type = Timestamptz)]
+    publish_at: OffsetDateTime,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    published_at: Option<OffsetDateTime>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    location_id: Option<Uuid>,
+}
+
+impl From<AnnouncementRow> for Announcement {
+    fn from(row: AnnouncementRow) -> Self {
+        Announcement {
+            id: row.id,
+            team_id: TeamId::new(row.team_id),
+            title: row.title,
+            body: row.body,
+            publish_at: row.publish_at,
+            published_at: row.published_at,
+            location_id: row.location_id.map(LocationId),
+        }
+    }
+}
+
+const ANNOUNCEMENT_COLUMNS: &str = "id, team_id, title, body, publish_at, published_at, location_id";
+
+pub struct PgAnnouncementStore {
+    db: Db,
+}
+
+impl PgAnnouncementStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl AnnouncementStore for PgAnnouncementStore {
+    async fn create(&self, announcement: &NewAnnouncement, at: OffsetDateTime) -> Result<Option<Announcement>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let row: Option<AnnouncementRow> = diesel::sql_query(format!(
+            "INSERT INTO announcements (id, team_id, location_id, title, body, publish_at, created_by, created_at) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
+             WHERE $3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3 AND team_id = $2) \
+             RETURNING {ANNOUNCEMENT_COLUMNS}"
+        ))
+        .bind::<SqlUuid, _>(Uuid::now_v7())
+        .bind::<Text, _>(announcement.team_id.as_str())
+        .bind::<Nullable<SqlUuid>, _>(announcement.location_id.map(|l| l.0))
+        .bind::<Text, _>(&announcement.title)
+        .bind::<Text, _>(&announcement.body)
+        .bind::<Timestamptz, _>(announcement.publish_at)
+        .bind::<Text, _>(announcement.created_by.as_str())
+        .bind::<Timestamptz, _>(at)
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(store_error)?;
+        Ok(row.map(Announcement::from))
+    }
+
+    async fn list(&self, team: &TeamId) -> Result<Vec<Announcement>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<AnnouncementRow> = diesel::sql_query(format!(
+            "SELECT {ANNOUNCEMENT_COLUMNS} FROM announcements WHERE team_id = $1 ORDER BY publish_at DESC, id LIMIT 200"
+        ))
+        .bind::<Text, _>(team.as_str())
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows.into_iter().map(Announcement::from).collect())
+    }
+
+    async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<AnnouncementRow> = diesel::sql_query(format!(
+            "UPDATE announcements SET published_at = $1 WHERE id IN ( \
+               SELECT id FROM announcements WHERE published_at IS NULL AND publish_at <= $1 \
+               ORDER BY publish_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) \
+             RETURNING {ANNOUNCEMENT_COLUMNS}"
+        ))
+        .bind::<Timestamptz, _>(now)
+        .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows.into_iter().map(Announcement::from).collect())
+    }
+}
+
