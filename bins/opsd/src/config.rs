@@ -24,6 +24,7 @@ pub struct Config {
     pub coupons: CouponConfig,
     pub push: PushConfig,
     pub scheduler: SchedulerConfig,
+    pub assistant: AssistantConfig,
     /// How long a team-chat post may take before it counts as failed.
     pub chat_timeout: Duration,
     /// Soft-deleted contacts older than this are pruned by the prune job.
@@ -46,6 +47,15 @@ pub struct CredentialsConfig {
     /// several at once so keys can rotate.
     pub api_keys: Vec<SecretString>,
     pub cron_secret: Option<SecretString>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct AssistantConfig {
+    /// An OpenAI-compatible API root including the version; `/chat/completions` is appended.
+    pub base_url: String,
+    /// Without it every answer carries the `[provider_auth]` error part.
+    pub api_key: Option<SecretString>,
+    pub model: String,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -104,6 +114,11 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            assistant: AssistantConfig {
+                base_url: text("ASSISTANT_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
+                api_key: text("ASSISTANT_API_KEY").map(SecretString::from),
+                model: text("ASSISTANT_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
+            },
             scheduler: SchedulerConfig {
                 base_url: text("SCHEDULER_API_BASE_URL").unwrap_or_else(|| "https://api.7shifts.com".into()),
                 token: text("SCHEDULER_API_TOKEN").map(SecretString::from),

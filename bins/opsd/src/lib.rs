@@ -1,6 +1,7 @@
 //! The opsd HTTP service: configuration, wiring, and the thin actix-web handlers over the domain
 //! services.
 
+mod assistant_tools;
 mod broadcast;
 pub mod config;
 mod errors;

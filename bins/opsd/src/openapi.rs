@@ -19,6 +19,7 @@ use opsd_optimization::{
 };
 
 use opsd_coupons::{Offer, OfferRequest, Reservation, ReservationState};
+use opsd_assistant::{ChatRequest, MessageIn};
 use opsd_nudges::{Announcement, AnnouncementRequest};
 use opsd_scheduling::{ScheduleView, ViewShift};
 use opsd_push::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
@@ -45,6 +46,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
         routes::identity_webhook,
         routes::optimization, routes::goals, routes::set_goals, routes::ingest_sales,
+        routes::assistant_chat,
         routes::report_reminder, routes::check_compliance, routes::aggregate_heroes, routes::publish_announcements,
         routes::create_announcement, routes::list_announcements,
         routes::sync_schedule, routes::sync_roles, routes::schedule_view,
@@ -59,6 +61,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         ReportShift, routes::Received,
         OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoal, Block,
         GoalsRequest, GoalRequest, SalesIngestRequest, SalesRowRequest, routes::SalesIngested,
+        ChatRequest, MessageIn,
         ScheduleView, ViewShift, routes::SyncJobAnswer, Announcement, AnnouncementRequest, routes::PublishAnswer,
         SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest, SendRequest, SendSummary, routes::Subscribed,
         routes::Unsubscribed, routes::VapidPublicKey,
@@ -72,6 +75,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "incidents", description = "Incidents and contacts"),
         (name = "reports", description = "Shift and manager reports"),
         (name = "analytics", description = "Labor optimization data, goals and sales ingestion (service API key)"),
+        (name = "assistant", description = "The assistant chat (Server-Sent Events)"),
         (name = "announcements", description = "Scheduled announcements"),
         (name = "schedule", description = "The legacy, deprecated, read-only schedule view (service API key)"),
         (name = "push", description = "Web push subscriptions and sending"),

@@ -6,6 +6,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
+use opsd_assistant::AssistantService;
 use opsd_cache::MokaReportCache;
 use opsd_core::{Clock, SystemClock, TeamChat};
 use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake, GuestEventWorker};
@@ -16,18 +17,19 @@ use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
 use opsd_optimization::{CircuitBreaker, OptimizationService};
 use opsd_outbound::{
-    ChatAlertNotifier, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig, SlackWebhookChat, VapidKeys,
+    ChatAlertNotifier, ChatCompletions, ChatCompletionsConfig, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig, SlackWebhookChat, VapidKeys,
     VapidPushSender,
 };
 use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
 use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_push::PushService;
 
+use crate::assistant_tools::AppTools;
 use crate::broadcast::PushBroadcast;
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgAnnouncementStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
+    PgAnnouncementStore, PgThreadStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -180,9 +182,36 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         })) as Arc<dyn SchedulingProvider>),
         _ => None,
     };
-    let schedule = LegacyScheduleView::new(schedule_store.clone(), clock.clone());
+    let schedule = Arc::new(LegacyScheduleView::new(schedule_store.clone(), clock.clone()));
     let schedule_sync = seven_shifts
         .map(|provider| ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone()));
+
+    let teams = Arc::new(TeamService::new(locations.clone(), settings.clone(), Arc::new(outbound)));
+    let incidents = Arc::new(IncidentService::new(
+        Arc::new(PgIncidentStore::new(db.clone())),
+        Arc::new(PgContactStore::new(db.clone())),
+        clock.clone(),
+    ));
+    let optimization = Arc::new(OptimizationService::new(
+        Arc::new(PgAnalyticsStore::new(db.clone())),
+        Arc::new(cache),
+        cache_invalidation.clone(),
+        CircuitBreaker::new(clock.clone()),
+    ));
+    let model = config.assistant.api_key.as_ref().map(|key| {
+        Arc::new(ChatCompletions::new(ChatCompletionsConfig {
+            base_url: config.assistant.base_url.clone(),
+            api_key: key.expose_secret().to_owned(),
+            model: config.assistant.model.clone(),
+            connect_timeout: Duration::from_secs(10),
+        })) as Arc<dyn opsd_assistant::LanguageModel>
+    });
+    let assistant = AssistantService::new(
+        model,
+        Arc::new(AppTools { optimization: optimization.clone(), incidents: incidents.clone(), schedule: schedule.clone(), teams: teams.clone() }),
+        Arc::new(PgThreadStore::new(db.clone())),
+        clock.clone(),
+    );
 
     let state = AppState {
         db: db.clone(),
@@ -190,19 +219,10 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         app_origin: config.app_origin.clone(),
         authenticator,
         identity_webhooks,
-        teams: TeamService::new(locations.clone(), settings.clone(), Arc::new(outbound)),
-        incidents: IncidentService::new(
-            Arc::new(PgIncidentStore::new(db.clone())),
-            Arc::new(PgContactStore::new(db.clone())),
-            clock.clone(),
-        ),
+        teams,
+        incidents,
         reports: ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone()),
-        optimization: OptimizationService::new(
-            Arc::new(PgAnalyticsStore::new(db.clone())),
-            Arc::new(cache),
-            cache_invalidation,
-            CircuitBreaker::new(clock.clone()),
-        ),
+        optimization,
         coupons: CouponService::new(coupon_store, clock.clone()),
         push,
         nudges,
@@ -210,6 +230,7 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         vapid_public_key,
         schedule,
         schedule_sync,
+        assistant,
         expiry: ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone()),
         coupon_expiry_enabled: config.coupons.expiry_enabled,
         guest_events: GuestEventIntake::new(

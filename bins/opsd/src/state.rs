@@ -1,5 +1,6 @@
 use std::sync::Arc;
 
+use opsd_assistant::AssistantService;
 use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake};
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
@@ -21,12 +22,13 @@ pub struct AppState {
     pub app_origin: Option<String>,
     pub authenticator: Authenticator,
     pub identity_webhooks: IdentityWebhookService,
-    pub teams: TeamService,
-    pub incidents: IncidentService,
+    pub teams: Arc<TeamService>,
+    pub incidents: Arc<IncidentService>,
     pub reports: ReportService,
-    pub optimization: OptimizationService,
+    pub optimization: Arc<OptimizationService>,
     pub coupons: CouponService,
-    pub schedule: LegacyScheduleView,
+    pub schedule: Arc<LegacyScheduleView>,
+    pub assistant: AssistantService,
     /// Present when the provider's credentials are configured.
     pub schedule_sync: Option<ScheduleService>,
     pub push: Arc<PushService>,

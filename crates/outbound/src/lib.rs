@@ -1,6 +1,7 @@
 //! Outbound HTTP adapters (reqwest) for the domain ports.
 
 mod alerts;
+mod chat_completions;
 mod chat;
 mod jwks;
 mod seven_shifts;
@@ -8,6 +9,7 @@ mod web_push;
 mod url_policy;
 
 pub use alerts::ChatAlertNotifier;
+pub use chat_completions::{ChatCompletions, ChatCompletionsConfig};
 pub use chat::SlackWebhookChat;
 pub use jwks::HttpJwksFetcher;
 pub use seven_shifts::{SevenShifts, SevenShiftsConfig};

@@ -2,6 +2,7 @@
 //! with 404, both as problem details.
 
 mod analytics;
+mod assistant;
 mod coupons;
 mod cron;
 mod health;
@@ -24,6 +25,7 @@ pub use coupons::{
     __path_automation, __path_create_offer, __path_expire_coupons, __path_offer, __path_redeem, __path_reservation,
     Accepted, JobStatusBody, SweepReportSchema,
 };
+pub use assistant::__path_chat as __path_assistant_chat;
 pub use cron::{__path_keep_alive, __path_prune_soft_deleted_contacts};
 pub use incidents::{
     __path_add_contact, __path_change_status, __path_comment, __path_contacts, __path_get as __path_get_incident,
@@ -129,6 +131,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(nudges::list))
                 .route(web::post().to(nudges::create)),
         )
+        .service(resource("/api/assistant/chat", "POST").route(web::post().to(assistant::chat)))
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
         .default_service(web::to(not_found));
 }

@@ -1,0 +1,48 @@
+//! The assistant chat, streamed in the AI SDK's UI message stream protocol.
+
+use actix_web::web::Bytes;
+use actix_web::{HttpResponse, web};
+use futures::StreamExt;
+use opsd_assistant::{ChatError, ChatRequest};
+
+use crate::errors::ApiError;
+use crate::extract::{BearerCaller, JsonBody};
+use crate::state::AppState;
+
+impl From<ChatError> for ApiError {
+    fn from(error: ChatError) -> Self {
+        match error {
+            ChatError::Forbidden(forbidden) => forbidden.into(),
+            ChatError::Invalid(errors) => errors.into(),
+            ChatError::ThreadNotFound => ApiError::NotFound,
+            ChatError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// Streams the assistant's answer as Server-Sent Events (`x-vercel-ai-ui-message-stream: v1`):
+/// `data: {chunk}` events closed by `data: [DONE]`. A failed provider or tool step is an `error`
+/// chunk whose `errorText` ends in a stable suffix (`[provider_auth]`, `[output_limit]`,
+/// `[provider_rate_limit]`, `[provider_network]`, `[invalid_response]`, `[unknown]`); it never
+/// turns into an HTTP error status. `x-thread-id` names the conversation for `threadId`.
+#[utoipa::path(post, path = "/api/assistant/chat", tag = "assistant", request_body = ChatRequest,
+    security(("bearer" = [])),
+    responses((status = 200, description = "a text/event-stream of UI message chunks", content_type = "text/event-stream", body = String,
+        headers(("x-thread-id" = String, description = "the conversation's id"), ("x-vercel-ai-ui-message-stream" = String, description = "v1")))))]
+pub async fn chat(
+    state: web::Data<AppState>,
+    BearerCaller(caller): BearerCaller,
+    JsonBody(body): JsonBody<ChatRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let (thread, chunks) = state.assistant.chat(&caller, &body).await?;
+    let events = chunks
+        .map(|chunk| Ok::<_, actix_web::Error>(Bytes::from(chunk.to_sse())))
+        .chain(futures::stream::once(async { Ok(Bytes::from_static(b"data: [DONE]\n\n")) }));
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .insert_header(("x-vercel-ai-ui-message-stream", "v1"))
+        .insert_header(("x-accel-buffering", "no"))
+        .insert_header(("x-thread-id", thread.0.to_string()))
+        .streaming(events))
+}

@@ -1,0 +1,17 @@
+//! The assistant chat: a language model that may call read-only, team-scoped tools, answering in
+//! the AI SDK's UI message stream protocol.
+
+mod chunks;
+mod ports;
+mod request;
+mod service;
+
+pub use chunks::UiChunk;
+pub use ports::{
+    LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ModelStream, ThreadId, ThreadStore, ToolCall,
+    ToolDefinition, Tools,
+};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockLanguageModel, MockThreadStore, MockTools};
+pub use request::{ChatMessage, ChatRequest, MessageIn, Role};
+pub use service::{AssistantService, ChatError, MAX_STEPS};

@@ -1,0 +1,292 @@
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use opsd_core::{Caller, Clock, Forbidden, StoreError, ValidationErrors};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::chunks::UiChunk;
+use crate::ports::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools};
+use crate::request::{ChatRequest, Role};
+
+/// Model calls in one answer: the first, and up to four after tool results.
+pub const MAX_STEPS: usize = 5;
+
+/// The sentence before the stable suffix; it never carries the provider's own text.
+const ERROR_SENTENCE: &str = "The assistant could not complete this answer.";
+
+const SYSTEM_PROMPT: &str = "You are the operations assistant of a restaurant team. Answer briefly and \
+concretely. Use the tools to read the team's labor data, open incidents and schedules; never guess numbers.";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    #[error(transparent)]
+    Forbidden(#[from] Forbidden),
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    #[error("no such thread")]
+    ThreadNotFound,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub struct AssistantService {
+    model: Option<Arc<dyn LanguageModel>>,
+    tools: Arc<dyn Tools>,
+    threads: Arc<dyn ThreadStore>,
+    clock: Arc<dyn Clock>,
+}
+
+fn error_chunk(error: &ModelError) -> UiChunk {
+    UiChunk::Error { error_text: format!("{ERROR_SENTENCE} [{}]", error.suffix()) }
+}
+
+impl AssistantService {
+    /// `model` is `None` when no provider is configured: every answer then carries `[provider_auth]`.
+    pub fn new(model: Option<Arc<dyn LanguageModel>>, tools: Arc<dyn Tools>, threads: Arc<dyn ThreadStore>, clock: Arc<dyn Clock>) -> Self {
+        Self { model, tools, threads, clock }
+    }
+
+    /// Checks the request and the thread, records the user's message, and returns the thread and
+    /// the answer as a stream of chunks. Provider failures become an error chunk in the stream,
+    /// never an error here.
+    pub async fn chat(&self, caller: &Caller, request: &ChatRequest) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
+        caller.team()?;
+        let (messages, thread) = request.parse()?;
+        let thread = match thread {
+            Some(id) => {
+                let thread = ThreadId(id);
+                match self.threads.owner(thread).await? {
+                    Some(owner) if owner == caller.user_id => thread,
+                    _ => return Err(ChatError::ThreadNotFound),
+                }
+            }
+            None => self.threads.create(&caller.user_id, caller.team_id()?, self.clock.now()).await?,
+        };
+        if let Some(last) = messages.last().filter(|m| m.role == Role::User) {
+            self.threads.append(thread, Role::User, &last.content, self.clock.now()).await?;
+        }
+        let mut history = vec![ModelMessage::System(SYSTEM_PROMPT.to_owned())];
+        history.extend(messages.into_iter().map(|m| match m.role {
+            Role::User => ModelMessage::User(m.content),
+            Role::Assistant => ModelMessage::Assistant { text: m.content, tool_calls: Vec::new() },
+        }));
+        let answer = answer(self.model.clone(), self.tools.clone(), self.threads.clone(), self.clock.clone(), caller.clone(), thread, history);
+        Ok((thread, answer))
+    }
+}
+
+fn answer(
+    model: Option<Arc<dyn LanguageModel>>,
+    tools: Arc<dyn Tools>,
+    threads: Arc<dyn ThreadStore>,
+    clock: Arc<dyn Clock>,
+    caller: Caller,
+    thread: ThreadId,
+    mut history: Vec<ModelMessage>,
+) -> BoxStream<'static, UiChunk> {
+    async_stream::stream! {
+        yield UiChunk::Start { message_id: Uuid::now_v7().to_string() };
+        let mut spoken = String::new();
+        let Some(model) = model else {
+            yield UiChunk::StartStep;
+            yield error_chunk(&ModelError::Auth);
+            yield UiChunk::FinishStep;
+            yield UiChunk::Finish { finish_reason: "error" };
+            return;
+        };
+        for step in 0..MAX_STEPS {
+            yield UiChunk::StartStep;
+            let request = ModelRequest { messages: history.clone(), tools: tools.definitions() };
+            let mut events = match model.stream(request).await {
+                Ok(events) => events,
+                Err(error) => {
+                    yield error_chunk(&error);
+                    yield UiChunk::FinishStep;
+                    yield UiChunk::Finish { finish_reason: "error" };
+                    return;
+                }
+            };
+            let text_id = format!("text-{step}");
+            let (mut text, mut calls, mut failure) = (String::new(), Vec::<ToolCall>::new(), None);
+            while let Some(event) = events.next().await {
+                match event {
+                    Ok(ModelEvent::TextDelta(delta)) => {
+                        if text.is_empty() {
+                            yield UiChunk::TextStart { id: text_id.clone() };
+                        }
+                        text.push_str(&delta);
+                        yield UiChunk::TextDelta { id: text_id.clone(), delta };
+                    }
+                    Ok(ModelEvent::ToolCall(call)) => calls.push(call),
+                    Ok(ModelEvent::Finished { reason }) if reason == "length" => failure = Some(ModelError::OutputLimit),
+                    Ok(ModelEvent::Finished { .. }) => {}
+                    Err(error) => {
+                        failure = Some(error);
+                        break;
+                    }
+                }
+            }
+            if !text.is_empty() {
+                yield UiChunk::TextEnd { id: text_id.clone() };
+                spoken.push_str(&text);
+            }
+            if let Some(error) = failure {
+                yield error_chunk(&error);
+                yield UiChunk::FinishStep;
+                yield UiChunk::Finish { finish_reason: "error" };
+                return;
+            }
+            if calls.is_empty() {
+                yield UiChunk::FinishStep;
+                if !spoken.is_empty() {
+                    if let Err(error) = threads.append(thread, Role::Assistant, &spoken, clock.now()).await {
+                        tracing::warn!(%error, "the assistant's answer was not stored in its thread");
+                    }
+                }
+                yield UiChunk::Finish { finish_reason: "stop" };
+                return;
+            }
+            history.push(ModelMessage::Assistant { text, tool_calls: calls.clone() });
+            for call in calls {
+                let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Object(Default::default()));
+                yield UiChunk::ToolInputAvailable {
+                    tool_call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    input: input.clone(),
+                    provider_executed: true,
+                };
+                match tools.call(&caller, &call.name, input).await {
+                    Ok(output) => {
+                        history.push(ModelMessage::Tool { call_id: call.id.clone(), content: output.to_string() });
+                        yield UiChunk::ToolOutputAvailable { tool_call_id: call.id, output, provider_executed: true };
+                    }
+                    Err(message) => {
+                        history.push(ModelMessage::Tool { call_id: call.id.clone(), content: format!("error: {message}") });
+                        yield UiChunk::ToolOutputError { tool_call_id: call.id, error_text: message, provider_executed: true };
+                    }
+                }
+            }
+            yield UiChunk::FinishStep;
+        }
+        yield UiChunk::Finish { finish_reason: "tool-calls" };
+    }
+    .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use opsd_core::{MockClock, Role as TeamRole, TeamId, TeamMembership, UserId};
+    use serde_json::json;
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::ports::{MockLanguageModel, MockThreadStore, MockTools};
+
+    fn caller() -> Caller {
+        Caller { user_id: UserId::new("user_1"), membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role: TeamRole::Member }) }
+    }
+
+    fn clock() -> Arc<MockClock> {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
+        Arc::new(clock)
+    }
+
+    fn threads() -> MockThreadStore {
+        let mut threads = MockThreadStore::new();
+        threads.expect_create().returning(|_, _, _| Ok(ThreadId(Uuid::nil())));
+        threads.expect_append().returning(|_, _, _, _| Ok(()));
+        threads
+    }
+
+    fn tools() -> MockTools {
+        let mut tools = MockTools::new();
+        tools.expect_definitions().returning(Vec::new);
+        tools
+    }
+
+    fn request() -> ChatRequest {
+        serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "How many open incidents?" }] })).unwrap()
+    }
+
+    fn events(list: Vec<Result<ModelEvent, ModelError>>) -> crate::ports::ModelStream {
+        futures::stream::iter(list).boxed()
+    }
+
+    fn types(chunks: &[UiChunk]) -> Vec<String> {
+        chunks.iter().map(|c| serde_json::to_value(c).unwrap()["type"].as_str().unwrap().to_owned()).collect()
+    }
+
+    async fn run(model: MockLanguageModel, tools: MockTools) -> Vec<UiChunk> {
+        let service = AssistantService::new(Some(Arc::new(model)), Arc::new(tools), Arc::new(threads()), clock());
+        let (_, stream) = service.chat(&caller(), &request()).await.unwrap();
+        stream.collect().await
+    }
+
+    #[tokio::test]
+    async fn a_tool_call_then_text_makes_two_steps() {
+        let mut model = MockLanguageModel::new();
+        let mut step = 0;
+        model.expect_stream().times(2).returning(move |request| {
+            step += 1;
+            Ok(if step == 1 {
+                events(vec![Ok(ModelEvent::ToolCall(ToolCall { id: "c1".into(), name: "open_incidents".into(), arguments: "{\"locationId\":\"x\"}".into() }))])
+            } else {
+                assert!(matches!(request.messages.last(), Some(ModelMessage::Tool { content, .. }) if content.contains("2")));
+                events(vec![Ok(ModelEvent::TextDelta("Two ".into())), Ok(ModelEvent::TextDelta("open.".into())), Ok(ModelEvent::Finished { reason: "stop".into() })])
+            })
+        });
+        let mut tools = tools();
+        tools.expect_call().returning(|_, _, _| Ok(json!({ "count": 2 })));
+        let chunks = run(model, tools).await;
+        assert_eq!(
+            types(&chunks),
+            ["start", "start-step", "tool-input-available", "tool-output-available", "finish-step", "start-step", "text-start", "text-delta", "text-delta", "text-end", "finish-step", "finish"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_provider_failure_mid_stream_ends_with_the_classified_error_part() {
+        let mut model = MockLanguageModel::new();
+        model.expect_stream().returning(|_| Ok(events(vec![Ok(ModelEvent::TextDelta("Hal".into())), Err(ModelError::Network)])));
+        let chunks = run(model, tools()).await;
+        assert_eq!(types(&chunks), ["start", "start-step", "text-start", "text-delta", "text-end", "error", "finish-step", "finish"]);
+        assert_eq!(chunks[5], UiChunk::Error { error_text: "The assistant could not complete this answer. [provider_network]".into() });
+    }
+
+    #[tokio::test]
+    async fn an_output_limit_and_a_missing_provider_have_their_suffixes() {
+        let mut model = MockLanguageModel::new();
+        model.expect_stream().returning(|_| Ok(events(vec![Ok(ModelEvent::TextDelta("x".into())), Ok(ModelEvent::Finished { reason: "length".into() })])));
+        let chunks = run(model, tools()).await;
+        assert!(matches!(&chunks[chunks.len() - 3], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]")));
+
+        let service = AssistantService::new(None, Arc::new(tools()), Arc::new(threads()), clock());
+        let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
+        assert!(chunks.iter().any(|c| matches!(c, UiChunk::Error { error_text } if error_text.ends_with("[provider_auth]"))));
+    }
+
+    #[tokio::test]
+    async fn a_model_that_keeps_calling_tools_stops_after_five_steps() {
+        let mut model = MockLanguageModel::new();
+        model.expect_stream().times(MAX_STEPS).returning(|_| {
+            Ok(events(vec![Ok(ModelEvent::ToolCall(ToolCall { id: "c".into(), name: "open_incidents".into(), arguments: "{}".into() }))]))
+        });
+        let mut tools = tools();
+        tools.expect_call().returning(|_, _, _| Err("no such location".into()));
+        let chunks = run(model, tools).await;
+        assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "tool-calls" }));
+    }
+
+    #[tokio::test]
+    async fn only_the_owner_continues_a_thread() {
+        let mut threads = MockThreadStore::new();
+        threads.expect_owner().returning(|_| Ok(Some(UserId::new("user_2"))));
+        threads.expect_append().never();
+        let service = AssistantService::new(None, Arc::new(tools()), Arc::new(threads), clock());
+        let request: ChatRequest = serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "hi" }], "threadId": Uuid::nil() })).unwrap();
+        assert!(matches!(service.chat(&caller(), &request).await, Err(ChatError::ThreadNotFound)));
+    }
+}

@@ -1,0 +1,68 @@
+use async_trait::async_trait;
+use diesel::OptionalExtension;
+use diesel::QueryableByName;
+use diesel::sql_types::{Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use opsd_assistant::{Role, ThreadId, ThreadStore};
+use opsd_core::{StoreError, TeamId, UserId};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::{Db, store_error};
+
+pub struct PgThreadStore {
+    db: Db,
+}
+
+impl PgThreadStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl ThreadStore for PgThreadStore {
+    async fn create(&self, user: &UserId, team: &TeamId, at: OffsetDateTime) -> Result<ThreadId, StoreError> {
+        let id = Uuid::now_v7();
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query("INSERT INTO assistant_threads (id, user_id, team_id, created_at) VALUES ($1, $2, $3, $4)")
+            .bind::<SqlUuid, _>(id)
+            .bind::<Text, _>(user.as_str())
+            .bind::<Text, _>(team.as_str())
+            .bind::<Timestamptz, _>(at)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(ThreadId(id))
+    }
+
+    async fn owner(&self, thread: ThreadId) -> Result<Option<UserId>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Owner {
+            #[diesel(sql_type = Text)]
+            user_id: String,
+        }
+        let mut conn = self.db.conn().await?;
+        let owner: Option<Owner> = diesel::sql_query("SELECT user_id FROM assistant_threads WHERE id = $1")
+            .bind::<SqlUuid, _>(thread.0)
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(store_error)?;
+        Ok(owner.map(|o| UserId::new(o.user_id)))
+    }
+
+    async fn append(&self, thread: ThreadId, role: Role, content: &str, at: OffsetDateTime) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query("INSERT INTO assistant_messages (id, thread_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5)")
+            .bind::<SqlUuid, _>(Uuid::now_v7())
+            .bind::<SqlUuid, _>(thread.0)
+            .bind::<Text, _>(role.as_str())
+            .bind::<Text, _>(content)
+            .bind::<Timestamptz, _>(at)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE assistant_messages;
+DROP TABLE assistant_threads;
