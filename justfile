@@ -58,3 +58,7 @@ lint:
 # Fuzz the HTTP surface with schemathesis against /openapi.json of a running server.
 fuzz-api:
     scripts/fuzz-api.sh
+
+# Throughput and latency figures (release build; installs wrk when missing).
+bench:
+    TEST_DATABASE_URL="$(scripts/pg-up.sh)" scripts/bench.sh

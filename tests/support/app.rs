@@ -42,6 +42,7 @@ pub fn test_config(db_url: &str) -> Config {
         app_origin: Some(APP_ORIGIN.to_owned()),
         contact_retention_days: 30,
         chat_timeout: Duration::from_millis(500),
+        optimization_cache_capacity: 10_000,
         assistant: opsd::config::AssistantConfig { base_url: "http://127.0.0.1:9/v1".into(), api_key: None, model: "test-model".into() },
         scheduler: opsd::config::SchedulerConfig { base_url: "http://127.0.0.1:9".into(), token: None, company_id: None },
         push: opsd::config::PushConfig {

@@ -11,12 +11,19 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 pub const TOKEN: &str = "7shifts-test-token";
 pub const COMPANY: &str = "1";
 
-#[derive(Default)]
 struct State {
+    page_size: usize,
     shifts: HashMap<String, Vec<Value>>,
     failing: HashMap<String, u16>,
     throttle_next: u32,
     requests: u32,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        // Small pages, so tests walk the cursor.
+        Self { page_size: 2, shifts: HashMap::new(), failing: HashMap::new(), throttle_next: 0, requests: 0 }
+    }
 }
 
 #[derive(Clone, Default)]
@@ -57,15 +64,21 @@ impl Fake7Shifts {
         self.state.lock().unwrap().throttle_next = times;
     }
 
+    /// Pages as large as the client asks (up to 500), as the real API does.
+    pub fn use_requested_page_size(&self) {
+        self.state.lock().unwrap().page_size = 500;
+    }
+
     pub fn requests(&self) -> u32 {
         self.state.lock().unwrap().requests
     }
 }
 
-fn page(items: Vec<Value>, request: &Request) -> ResponseTemplate {
+fn page(items: Vec<Value>, request: &Request, page_size: usize) -> ResponseTemplate {
     let query: HashMap<String, String> = request.url.query_pairs().into_owned().collect();
     let start: usize = query.get("cursor").and_then(|c| c.parse().ok()).unwrap_or(0);
-    let end = (start + 2).min(items.len());
+    let limit: usize = query.get("limit").and_then(|l| l.parse().ok()).unwrap_or(100);
+    let end = (start + limit.min(page_size)).min(items.len());
     let next = if end < items.len() { json!(end.to_string()) } else { Value::Null };
     ResponseTemplate::new(200).set_body_json(json!({
         "data": items[start..end], "meta": { "cursor": { "current": null, "prev": null, "next": next, "count": items.len() } },
@@ -82,6 +95,7 @@ impl Respond for Fake7Shifts {
         }
         let query: HashMap<String, String> = request.url.query_pairs().into_owned().collect();
         let resource = request.url.path().rsplit('/').next().unwrap_or_default().to_owned();
+        let size = state.page_size;
         match resource.as_str() {
             "shifts" => {
                 let location = query.get("location_id").cloned().unwrap_or_default();
@@ -97,7 +111,7 @@ impl Respond for Fake7Shifts {
                     .into_iter()
                     .filter(|s| s["draft"].as_bool() == Some(drafts))
                     .collect();
-                page(items, request)
+                page(items, request, size)
             }
             "users" => page(
                 vec![
@@ -105,10 +119,12 @@ impl Respond for Fake7Shifts {
                     json!({ "id": 8, "first_name": "Ben", "last_name": "Cole", "active": true, "type": "employee" }),
                 ],
                 request,
+                size,
             ),
             "departments" => page(
                 vec![json!({ "id": 11, "name": "FOH", "location_id": 100 }), json!({ "id": 12, "name": "Kitchen", "location_id": 100 })],
                 request,
+                size,
             ),
             "roles" => page(
                 vec![
@@ -116,6 +132,7 @@ impl Respond for Fake7Shifts {
                     json!({ "id": 4, "name": "Line Cook", "department_id": 12, "location_id": 100 }),
                 ],
                 request,
+                size,
             ),
             _ => ResponseTemplate::new(404),
         }

@@ -25,6 +25,8 @@ pub struct Config {
     pub push: PushConfig,
     pub scheduler: SchedulerConfig,
     pub assistant: AssistantConfig,
+    /// Optimization reports the in-process cache holds (0 turns the cache off, for benchmarks).
+    pub optimization_cache_capacity: u64,
     /// How long a team-chat post may take before it counts as failed.
     pub chat_timeout: Duration,
     /// Soft-deleted contacts older than this are pruned by the prune job.
@@ -134,6 +136,7 @@ impl Config {
                 webhook_secret: text("COUPON_WEBHOOK_SECRET").map(SecretString::from),
                 worker_enabled: !matches!(text("GUEST_EVENT_WORKER").as_deref(), Some("false" | "0" | "off")),
             },
+            optimization_cache_capacity: parsed("OPTIMIZATION_CACHE_CAPACITY")?.unwrap_or(10_000),
             chat_timeout: Duration::from_millis(parsed("CHAT_TIMEOUT_MS")?.unwrap_or(5_000)),
             contact_retention_days: parsed("CONTACT_RETENTION_DAYS")?.unwrap_or(30),
             outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,

@@ -112,7 +112,7 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
     let settings = Arc::new(PgTeamSettingsStore::new(db.clone()));
     let chat: Arc<dyn TeamChat> = Arc::new(SlackWebhookChat::new(outbound, config.chat_timeout));
 
-    let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, 10_000);
+    let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
     let on_invalidation: InvalidationHandler = Arc::new({
         let cache = cache.clone();
         move |team| cache.invalidate(team)

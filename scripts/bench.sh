@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `just bench`: load figures against a release build. wrk drives HTTP from a second process; the
+# benchmark binary measures the sync, push and sweep with local fakes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${BENCH_SECONDS:-10}"
+if ! command -v wrk >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq wrk >/dev/null
+fi
+server="$(scripts/pg-up.sh)"
+psql "$server" -qc "DROP DATABASE IF EXISTS opsd_bench WITH (FORCE)" >/dev/null
+psql "$server" -qc "CREATE DATABASE opsd_bench" >/dev/null
+cargo build -q --release --bin opsd -p opsd
+cargo build -q --release --bin opsd-bench -p opsd-tests
+
+export DATABASE_URL="${server%/*}/opsd_bench" API_KEY="bench-key" RUST_LOG=error
+echo "seeding 20 locations with a year of sales and shifts..."
+week="$(./target/release/opsd seed-demo --locations 20 --weeks 52 | sed -n 's/^week_of=//p')"
+BIND_ADDR=127.0.0.1:18091 ./target/release/opsd serve >/dev/null 2>&1 &
+cached=$!
+BIND_ADDR=127.0.0.1:18092 OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
+uncached=$!
+trap 'kill $cached $uncached 2>/dev/null || true' EXIT
+for port in 18091 18092; do
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/health/live" >/dev/null && break; sleep 0.1; done
+done
+
+path="/api/analytics/optimization?teamId=org_demo&weekOf=$week"
+load() { # name url
+  local out rps p50 p99
+  out="$(wrk -t2 -c32 -d"${duration}s" --latency -H "Authorization: Bearer bench-key" "$2")"
+  rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
+  p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
+  p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
+  printf '%-26s %10s req/s   p50 %-8s p99 %s\n' "$1" "$rps" "$p50" "$p99" >&2
+  echo "$rps"
+}
+echo "HTTP, ${duration}s each, 32 connections, wrk on the same 2 cores:"
+curl -fs -H "Authorization: Bearer bench-key" "http://127.0.0.1:18091$path" >/dev/null
+cached_rps="$(load "cached optimization" "http://127.0.0.1:18091$path")"
+uncached_rps="$(load "uncached optimization" "http://127.0.0.1:18092$path")"
+live_rps="$(load "/health/live" "http://127.0.0.1:18091/health/live")"
+awk -v c="$cached_rps" -v l="$live_rps" 'BEGIN { printf "cached optimization / health/live = %.2f (target at least 0.6)\n", c / l }'
+kill $cached $uncached 2>/dev/null || true
+
+echo
+./target/release/opsd-bench

@@ -1,0 +1,133 @@
+//! `just bench` (release): the 7shifts sync, a push to 200 devices, and the coupon expiry sweep,
+//! each against the real server on its own database with local fakes. Prints figures; asserts
+//! the issues' targets so a regression fails loudly.
+
+use std::time::Instant;
+
+use opsd_tests::push_fake::FakePushService;
+use opsd_tests::seven_shifts_fake::{COMPANY, Fake7ShiftsServer, TOKEN, shift};
+use opsd_tests::{APP_ORIGIN, CRON_SECRET, TestApp};
+use secrecy::SecretString;
+use serde_json::json;
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let small = sync_seconds(2_000).await;
+    let large = sync_seconds(4_000).await;
+    println!("schedule sync: 20 locations x 2,000 shifts in {small:.2} s = {:.0} shifts/s", 40_000.0 / small);
+    println!("schedule sync: 20 locations x 4,000 shifts in {large:.2} s = {:.0} shifts/s", 80_000.0 / large);
+    println!("schedule sync: doubling the shifts took {:.2}x the time (target at most 2.5x)", large / small);
+
+    let sends = push_seconds().await;
+    println!("web push: one user with 200 subscriptions in {sends:.3} s = {:.0} sends/s", 200.0 / sends);
+
+    let (sweep, update) = sweep_seconds().await;
+    println!("coupon expiry: sweep of 100,000 due reservations in {sweep:.2} s = {:.0} reservations/s", 100_000.0 / sweep);
+    println!("coupon expiry: one plain UPDATE of 100,000 rows in {update:.2} s = {:.0} rows/s", 100_000.0 / update);
+    println!("coupon expiry: the sweep reaches {:.0}% of the plain UPDATE's rate (target at least 25%)", 100.0 * update / sweep);
+
+    assert!(large / small <= 2.5, "the sync is not linear");
+    assert!(update / sweep >= 0.25, "the sweep is below a quarter of the physical limit");
+}
+
+async fn sync_seconds(per_location: i64) -> f64 {
+    let provider = Fake7ShiftsServer::start().await;
+    provider.fake.use_requested_page_size();
+    let uri = provider.server.uri();
+    let app = TestApp::spawn_with(|config| {
+        config.scheduler.base_url = uri;
+        config.scheduler.token = Some(SecretString::from(TOKEN));
+        config.scheduler.company_id = Some(COMPANY.to_owned());
+        config.database.max_connections = 16;
+    })
+    .await;
+    let admin = app.tokens.admin("user_bench", "org_bench");
+    let start = time::OffsetDateTime::now_utc().date() - time::Duration::days(13);
+    for location in 0..20 {
+        let provider_id = format!("{}", 1_000 + location);
+        app.post("/api/locations")
+            .bearer_auth(&admin)
+            .json(&json!({ "name": format!("L{location}"), "slug": format!("bench-{location}"), "timezone": "America/Chicago", "schedulerLocationId": provider_id }))
+            .send()
+            .await
+            .unwrap();
+        let shifts = (0..per_location)
+            .map(|n| {
+                let day = start + time::Duration::days(n % 40);
+                let hour = 8 + (n % 12);
+                let begin = format!("{day}T{hour:02}:00:00Z");
+                let end = format!("{day}T{:02}:30:00Z", hour + 6);
+                shift(location * 100_000 + n, 7 + n % 2, 3 + n % 2, &begin, &end, 1500 + n % 500, false)
+            })
+            .collect();
+        provider.fake.set_shifts(&provider_id, shifts);
+    }
+    let started = Instant::now();
+    let report: serde_json::Value = app.get("/cron/sync-schedule-from-7shifts").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(report["inserted"], 20 * per_location, "{report}");
+    seconds
+}
+
+async fn push_seconds() -> f64 {
+    let app = TestApp::spawn().await;
+    let push = FakePushService::start().await;
+    let cookie = format!("__session={}", app.tokens.member("user_bench", "org_bench"));
+    app.post("/api/push/subscribe").header("cookie", &cookie).header("origin", APP_ORIGIN).json(&json!({})).send().await.unwrap();
+    let pg = app.pg().await;
+    for _ in 0..200 {
+        let device = push.subscriber(201).await;
+        pg.execute(
+            "INSERT INTO push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at, updated_at) \
+             VALUES (gen_random_uuid(), 'user_bench', $1, $2, $3, now(), now())",
+            &[&device.endpoint, &device.p256dh, &device.auth],
+        )
+        .await
+        .unwrap();
+    }
+    let started = Instant::now();
+    let summary: serde_json::Value = app
+        .post("/api/push/send")
+        .bearer_auth(app.tokens.member("user_bench", "org_bench"))
+        .json(&json!({ "title": "Bench", "body": "200 devices" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(summary["sent"], 200, "{summary}");
+    seconds
+}
+
+async fn sweep_seconds() -> (f64, f64) {
+    let app = TestApp::spawn().await;
+    let location = app.create_location("org_bench", "bench").await;
+    let pg = app.pg().await;
+    let seed = |offer: &str| {
+        format!(
+            "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at)
+               VALUES ('{offer}', 'org_bench', '{location}', 'Bench', 100000, 100000, now());
+             INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
+               SELECT gen_random_uuid(), '{offer}', 'g' || n, 'active', now() - interval '30 seconds', now()
+               FROM generate_series(1, 100000) n;
+             ANALYZE coupon_reservations;"
+        )
+    };
+    pg.batch_execute(&seed("00000000-0000-7000-8000-0000000000b1")).await.unwrap();
+    let started = Instant::now();
+    let report: serde_json::Value = app.get("/cron/expire-coupons").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let sweep = started.elapsed().as_secs_f64();
+    assert_eq!(report["expired"], 100_000, "{report}");
+
+    pg.batch_execute(&seed("00000000-0000-7000-8000-0000000000b2")).await.unwrap();
+    let started = Instant::now();
+    let updated = pg
+        .execute("UPDATE coupon_reservations SET state = 'expired', expired_at = now() WHERE state = 'active' AND expires_at <= now()", &[])
+        .await
+        .unwrap();
+    let update = started.elapsed().as_secs_f64();
+    assert_eq!(updated, 100_000);
+    (sweep, update)
+}
