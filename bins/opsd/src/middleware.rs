@@ -1,28 +1,24 @@
 //! Request ids and request metrics for every route.
 
+use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
-use actix_web::HttpMessage;
-use std::panic::AssertUnwindSafe;
-
 use actix_web::body::{BoxBody, MessageBody};
-use futures::FutureExt;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use futures::FutureExt;
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
 use tracing::Instrument;
 
 static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The request's id: the inbound `x-request-id` when it is a sane token, else a new UUID.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
-
 fn sane(id: &str) -> bool {
     (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
 }
 
+/// Gives the request its id (the inbound `x-request-id` when it is a sane token, else a new
+/// UUID), runs it in a span that carries the id into every log line, and answers the id back.
 pub async fn request_id(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -33,7 +29,6 @@ pub async fn request_id(
         .and_then(|v| v.to_str().ok())
         .filter(|v| sane(v))
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
-    req.extensions_mut().insert(RequestId(id.clone()));
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
     async move {
         let started = Instant::now();

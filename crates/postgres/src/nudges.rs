@@ -215,7 +215,7 @@ impl NudgeStore for PgNudgeStore {
         .await
         .optional()
         .map_err(store_error)?;
-        Ok(inserted.is_some())
+        Ok(inserted.is_some_and(|row| row.inserted))
     }
 
     async fn mvp_posted(&self, location: LocationId, week_start: Date) -> Result<(), StoreError> {

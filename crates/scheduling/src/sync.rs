@@ -4,7 +4,7 @@ use std::sync::Arc;
 use opsd_core::{Clock, Department, StoreError, TeamCacheInvalidation, ValidationErrors};
 use rust_decimal::Decimal;
 use serde::Serialize;
-use time::{Duration, OffsetDateTime, Time};
+use time::{Duration, Time};
 
 use crate::ports::{ProviderShift, ProviderUser, ScheduleStore, SchedulingProvider, SyncLocation};
 use crate::shift::{ScheduledShift, ShiftInput};
