@@ -54,7 +54,7 @@ async fn sync_seconds(per_location: i64) -> f64 {
         let shifts = (0..per_location)
             .map(|n| {
                 let day = start + time::Duration::days(n % 40);
-                let hour = 8 + (n % 12);
+                let hour = 8 + (n % 10);
                 let begin = format!("{day}T{hour:02}:00:00Z");
                 let end = format!("{day}T{:02}:30:00Z", hour + 6);
                 shift(location * 100_000 + n, 7 + n % 2, 3 + n % 2, &begin, &end, 1500 + n % 500, false)

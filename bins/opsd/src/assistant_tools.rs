@@ -65,7 +65,8 @@ impl Tools for AppTools {
                     week_of: Some(week),
                     location_id: location.map(|l| l.to_string()),
                 };
-                let (report, _) = self.optimization.report(&query).await.map_err(|_| "the week's data is not available".to_owned())?;
+                let (rendered, _) = self.optimization.report(&query).await.map_err(|_| "the week's data is not available".to_owned())?;
+                let report = &rendered.report;
                 Ok(json!({ "weekLabel": report.week_label, "summary": report.summary, "dailySummary": report.daily_summary }))
             }
             "open_incidents" => {

@@ -9,13 +9,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use moka::future::Cache;
 use opsd_core::TeamId;
-use opsd_optimization::{CacheLookup, OptimizationReport, ReportCache, ReportKey};
+use opsd_optimization::{CacheLookup, RenderedReport, ReportCache, ReportKey};
 
 pub const TIME_TO_LIVE: Duration = Duration::from_secs(15 * 60);
 
 #[derive(Clone)]
 pub struct MokaReportCache {
-    entries: Cache<ReportKey, Arc<OptimizationReport>>,
+    entries: Cache<ReportKey, Arc<RenderedReport>>,
     generations: Arc<Mutex<HashMap<TeamId, u64>>>,
     /// Bumped by `clear`, which invalidates every team at once.
     epoch: Arc<Mutex<u64>>,
@@ -69,7 +69,7 @@ impl ReportCache for MokaReportCache {
         }
     }
 
-    async fn put(&self, key: ReportKey, report: Arc<OptimizationReport>, generation: u64) {
+    async fn put(&self, key: ReportKey, report: Arc<RenderedReport>, generation: u64) {
         if self.generation(&key.team) == generation {
             self.entries.insert(key, report).await;
         }
@@ -87,8 +87,8 @@ mod tests {
         ReportKey { team: TeamId::new(team), location: None, week: Week::containing(date!(2026 - 11 - 21)) }
     }
 
-    fn report() -> Arc<OptimizationReport> {
-        Arc::new(build_report(Week::containing(date!(2026 - 11 - 21)), &WeekData::default()))
+    fn report() -> Arc<RenderedReport> {
+        Arc::new(RenderedReport::new(build_report(Week::containing(date!(2026 - 11 - 21)), &WeekData::default())))
     }
 
     async fn miss(cache: &MokaReportCache, key: &ReportKey) -> u64 {

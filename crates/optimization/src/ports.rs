@@ -5,7 +5,7 @@ use opsd_core::{LocationId, StoreError, TeamId};
 
 use crate::model::{SalesRow, StoredGoal, Week, WeekData};
 use crate::goals::DayGoal;
-use crate::report::OptimizationReport;
+use crate::report::RenderedReport;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -40,7 +40,7 @@ pub struct ReportKey {
 
 #[derive(Debug, Clone)]
 pub enum CacheLookup {
-    Hit(Arc<OptimizationReport>),
+    Hit(Arc<RenderedReport>),
     /// Not cached; `generation` must be handed back to `put`, which drops the report if the team
     /// was invalidated meanwhile.
     Miss { generation: u64 },
@@ -51,5 +51,5 @@ pub enum CacheLookup {
 #[async_trait]
 pub trait ReportCache: Send + Sync {
     async fn get(&self, key: &ReportKey) -> CacheLookup;
-    async fn put(&self, key: ReportKey, report: Arc<OptimizationReport>, generation: u64);
+    async fn put(&self, key: ReportKey, report: Arc<RenderedReport>, generation: u64);
 }

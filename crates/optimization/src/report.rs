@@ -164,3 +164,18 @@ pub struct WeeklySummary {
 pub struct GoalsResponse {
     pub goals: Vec<DayGoal>,
 }
+
+/// A report with its JSON, rendered once when it is built: a cache hit then costs no
+/// serialization.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedReport {
+    pub report: OptimizationReport,
+    pub json: std::sync::Arc<str>,
+}
+
+impl RenderedReport {
+    pub fn new(report: OptimizationReport) -> Self {
+        let json = serde_json::to_string(&report).expect("a report serializes");
+        Self { report, json: json.into() }
+    }
+}

@@ -6,7 +6,7 @@ use crate::breaker::{CircuitBreaker, CircuitOpen};
 use crate::goals::effective_goals;
 use crate::kpi::build_report;
 use crate::ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
-use crate::report::{GoalsResponse, OptimizationReport};
+use crate::report::{GoalsResponse, RenderedReport};
 use crate::requests::{GoalsQuery, GoalsRequest, OptimizationQuery, SalesIngestRequest};
 
 #[derive(Debug, thiserror::Error)]
@@ -54,7 +54,7 @@ impl OptimizationService {
     }
 
     /// The week's report, from the cache when it holds it (even while the circuit is open).
-    pub async fn report(&self, query: &OptimizationQuery) -> Result<(Arc<OptimizationReport>, CacheStatus), OptimizationError> {
+    pub async fn report(&self, query: &OptimizationQuery) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
         let (team, location, week) = query.parse()?;
         let key = ReportKey { team, location, week };
         let generation = match self.cache.get(&key).await {
@@ -62,7 +62,7 @@ impl OptimizationService {
             CacheLookup::Miss { generation } => generation,
         };
         let data = self.guarded(self.store.week(&key.team, key.location, key.week)).await?;
-        let report = Arc::new(build_report(week, &data.ok_or(OptimizationError::NotFound)?));
+        let report = Arc::new(RenderedReport::new(build_report(week, &data.ok_or(OptimizationError::NotFound)?)));
         self.cache.put(key, report.clone(), generation).await;
         Ok((report, CacheStatus::Miss))
     }
@@ -145,7 +145,7 @@ mod tests {
     async fn a_cache_hit_does_not_touch_the_store() {
         let mut store = MockAnalyticsStore::new();
         store.expect_week().never();
-        let report = Arc::new(build_report(crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)), &WeekData::default()));
+        let report = Arc::new(RenderedReport::new(build_report(crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)), &WeekData::default())));
         let mut cache = MockReportCache::new();
         cache.expect_get().returning(move |_| CacheLookup::Hit(report.clone()));
         let (_, status) = service(store, cache).report(&query()).await.unwrap();
@@ -160,7 +160,7 @@ mod tests {
         cache.expect_put().withf(|key, _, generation| key.team == TeamId::new("org_1") && *generation == 7).times(1).return_const(());
         let (report, status) = service(store, cache).report(&query()).await.unwrap();
         assert_eq!(status, CacheStatus::Miss);
-        assert_eq!(report.week_label, "Week of 2026-11-21");
+        assert_eq!(report.report.week_label, "Week of 2026-11-21");
     }
 
     #[tokio::test]

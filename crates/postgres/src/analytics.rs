@@ -1,6 +1,8 @@
 use async_trait::async_trait;
 use diesel::QueryableByName;
-use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Int8, Nullable, Numeric, Text, Uuid as SqlUuid};
+use diesel::dsl::sum;
+use diesel::prelude::*;
+use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Nullable, Numeric, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{Decimal, LocationId, StoreError, TeamId};
 use opsd_optimization::{
@@ -10,6 +12,7 @@ use time::Date;
 use uuid::Uuid;
 
 use crate::error::{TxError, corrupt};
+use crate::schema::{locations, sales_facts, schedule_shifts};
 use crate::{Db, store_error};
 
 #[derive(QueryableByName)]
@@ -28,33 +31,7 @@ struct ScopeGoalRow {
     splh_target: Option<Decimal>,
 }
 
-#[derive(QueryableByName)]
-struct SalesFactRow {
-    #[diesel(sql_type = SqlDate)]
-    date: Date,
-    #[diesel(sql_type = Text)]
-    block: String,
-    #[diesel(sql_type = Numeric)]
-    food: Decimal,
-    #[diesel(sql_type = Numeric)]
-    beverage: Decimal,
-    #[diesel(sql_type = Numeric)]
-    other: Decimal,
-    #[diesel(sql_type = Nullable<Int8>)]
-    guests: Option<i64>,
-}
 
-#[derive(QueryableByName)]
-struct LaborFactRow {
-    #[diesel(sql_type = SqlDate)]
-    date: Date,
-    #[diesel(sql_type = Text)]
-    department: String,
-    #[diesel(sql_type = Numeric)]
-    hours: Decimal,
-    #[diesel(sql_type = Numeric)]
-    cost: Decimal,
-}
 
 /// The scope check and the goals in one statement: a single row with `ok` false when the team is
 /// unknown or the location not the team's.
@@ -66,20 +43,45 @@ const SCOPE_AND_GOALS: &str = "\
     FROM scope LEFT JOIN labor_goals g \
       ON scope.ok AND g.team_id = $1 AND (g.location_id IS NULL OR g.location_id = $2)";
 
-const SALES: &str = "\
-    SELECT f.date, f.block, SUM(f.food) AS food, SUM(f.beverage) AS beverage, SUM(f.other) AS other, \
-           SUM(f.guests)::bigint AS guests \
-    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
-    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR f.location_id = $2) AND f.date BETWEEN $3 AND $4 \
-    GROUP BY f.date, f.block";
+/// The week's sales of the team's locations (or one), summed per (date, block). Built with the
+/// query builder so each connection prepares it once and reuses the plan.
+macro_rules! sales_query {
+    ($location:expr, $team:expr, $week:expr) => {
+        sales_facts::table
+            .inner_join(locations::table)
+            .filter(locations::team_id.eq($team.as_str()))
+            .filter($location)
+            .filter(sales_facts::date.between($week.start(), $week.end()))
+            .group_by((sales_facts::date, sales_facts::block))
+            .select((
+                sales_facts::date,
+                sales_facts::block,
+                sum(sales_facts::food),
+                sum(sales_facts::beverage),
+                sum(sales_facts::other),
+                sum(sales_facts::guests),
+            ))
+    };
+}
 
-const LABOR: &str = "\
-    SELECT s.business_date AS date, s.department, SUM(s.hours_worked) AS hours, \
-           ROUND(SUM(s.hours_worked * s.hourly_wage), 2) AS cost \
-    FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
-    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) AND NOT s.is_draft \
-      AND s.business_date BETWEEN $3 AND $4 \
-    GROUP BY s.business_date, s.department";
+/// The week's labor of non-draft shifts, summed per (date, department).
+macro_rules! labor_query {
+    ($location:expr, $team:expr, $week:expr) => {
+        schedule_shifts::table
+            .inner_join(locations::table)
+            .filter(locations::team_id.eq($team.as_str()))
+            .filter($location)
+            .filter(schedule_shifts::is_draft.eq(false))
+            .filter(schedule_shifts::business_date.between($week.start(), $week.end()))
+            .group_by((schedule_shifts::business_date, schedule_shifts::department))
+            .select((
+                schedule_shifts::business_date,
+                schedule_shifts::department,
+                sum(schedule_shifts::hours_worked),
+                sum(schedule_shifts::hours_worked * schedule_shifts::hourly_wage),
+            ))
+    };
+}
 
 pub struct PgAnalyticsStore {
     db: Db,
@@ -100,45 +102,40 @@ impl PgAnalyticsStore {
         let Some(goals) = scope_and_goals(conn, team, location).await? else {
             return Ok(None);
         };
-        let location = location.map(|l| l.0);
-        let sales: Vec<SalesFactRow> = diesel::sql_query(SALES)
-            .bind::<Text, _>(team.as_str())
-            .bind::<Nullable<SqlUuid>, _>(location)
-            .bind::<SqlDate, _>(week.start())
-            .bind::<SqlDate, _>(week.end())
-            .load(conn)
-            .await
-            .map_err(store_error)?;
-        let labor: Vec<LaborFactRow> = diesel::sql_query(LABOR)
-            .bind::<Text, _>(team.as_str())
-            .bind::<Nullable<SqlUuid>, _>(location)
-            .bind::<SqlDate, _>(week.start())
-            .bind::<SqlDate, _>(week.end())
-            .load(conn)
-            .await
-            .map_err(store_error)?;
+        let (sales, labor) = match location {
+            Some(location) => (
+                sales_query!(sales_facts::location_id.eq(location.0), team, week).load(conn).await,
+                labor_query!(schedule_shifts::location_id.eq(location.0), team, week).load(conn).await,
+            ),
+            None => (
+                sales_query!(sales_facts::location_id.eq(locations::id), team, week).load(conn).await,
+                labor_query!(schedule_shifts::location_id.eq(locations::id), team, week).load(conn).await,
+            ),
+        };
+        let sales: Vec<(Date, String, Option<Decimal>, Option<Decimal>, Option<Decimal>, Option<i64>)> = sales.map_err(store_error)?;
+        let labor: Vec<(Date, String, Option<Decimal>, Option<Decimal>)> = labor.map_err(store_error)?;
         Ok(Some(WeekData {
             sales: sales
                 .into_iter()
-                .map(|row| {
+                .map(|(date, block, food, beverage, other, guests)| {
                     Ok(SalesFact {
-                        date: row.date,
-                        block: Block::parse(&row.block).ok_or_else(|| corrupt("block", &row.block))?,
-                        food: row.food,
-                        beverage: row.beverage,
-                        other: row.other,
-                        guests: row.guests,
+                        date,
+                        block: Block::parse(&block).ok_or_else(|| corrupt("block", &block))?,
+                        food: food.unwrap_or_default(),
+                        beverage: beverage.unwrap_or_default(),
+                        other: other.unwrap_or_default(),
+                        guests,
                     })
                 })
                 .collect::<Result<_, StoreError>>()?,
             labor: labor
                 .into_iter()
-                .map(|row| {
+                .map(|(date, department, hours, cost)| {
                     Ok(LaborFact {
-                        date: row.date,
-                        department: Department::parse(&row.department).ok_or_else(|| corrupt("department", &row.department))?,
-                        hours: row.hours,
-                        cost: row.cost,
+                        date,
+                        department: Department::parse(&department).ok_or_else(|| corrupt("department", &department))?,
+                        hours: hours.unwrap_or_default(),
+                        cost: cost.unwrap_or_default().round_dp(2),
                     })
                 })
                 .collect::<Result<_, StoreError>>()?,

@@ -179,7 +179,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sales_facts (location_id, date, block) {
+        location_id -> Uuid,
+        date -> Date,
+        block -> Text,
+        food -> Numeric,
+        beverage -> Numeric,
+        other -> Numeric,
+        guests -> Nullable<Int4>,
+        updated_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(memberships -> users (user_id));
+diesel::joinable!(sales_facts -> locations (location_id));
+diesel::joinable!(schedule_shifts -> locations (location_id));
 diesel::joinable!(memberships -> teams (team_id));
 diesel::joinable!(locations -> teams (team_id));
 
@@ -202,4 +217,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     push_subscriptions,
     schedule_shifts,
+    sales_facts,
 );

@@ -37,7 +37,10 @@ pub async fn optimization(
     QueryParams(query): QueryParams<OptimizationQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.optimization.report(&query).await?;
-    Ok(HttpResponse::Ok().insert_header(("x-cache", cache.as_str())).json(&*report))
+    Ok(HttpResponse::Ok()
+        .insert_header(("x-cache", cache.as_str()))
+        .content_type("application/json")
+        .body(actix_web::web::Bytes::copy_from_slice(report.json.as_bytes())))
 }
 
 /// The per-weekday goals (0 = Saturday): a location's own, else the team default.
