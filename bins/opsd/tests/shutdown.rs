@@ -1,0 +1,66 @@
+//! The built `opsd` binary: SIGTERM stops accepting, lets requests in flight finish, exits 0.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use opsd_test_db::TestDatabase;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_finishes_requests_in_flight_and_exits_zero() {
+    let database = TestDatabase::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A JWKS endpoint that answers after 1.5 s keeps a token check in flight across the signal.
+    let jwks = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let jwks_url = format!("http://{}/jwks.json", jwks.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = jwks.accept().await {
+            tokio::spawn(async move {
+                let mut buffer = vec![0u8; 8192];
+                let _ = socket.read(&mut buffer).await;
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                let body = r#"{"keys":[]}"#;
+                let answer = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+                let _ = socket.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
+        .arg("serve")
+        .env("DATABASE_URL", database.url())
+        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+        .env("IDENTITY_JWKS_URL", &jwks_url)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut up = false;
+    for _ in 0..150 {
+        if client.get(format!("{base}/health/live")).send().await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(up, "the server came up");
+
+    // A well-formed RS256 token with an unknown kid: its check waits for the slow JWKS.
+    let token = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c2VyXzEifQ.c2lnbmF0dXJl";
+    let in_flight = tokio::spawn({
+        let request = client.get(format!("{base}/api/locations")).bearer_auth(token);
+        async move { request.send().await.map(|r| r.status().as_u16()) }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = child.id().unwrap().to_string();
+    assert!(tokio::process::Command::new("kill").args(["-TERM", &pid]).status().await.unwrap().success());
+
+    let status = tokio::time::timeout(Duration::from_secs(35), child.wait()).await.expect("it stops").unwrap();
+    assert_eq!(status.code(), Some(0), "a clean exit");
+    let answered = in_flight.await.unwrap();
+    assert!(answered.is_ok(), "the request in flight got its answer: {answered:?}");
+    assert!(client.get(format!("{base}/health/live")).send().await.is_err(), "nothing listens any more");
+}
