@@ -25,6 +25,15 @@ impl From<OptimizationError> for ApiError {
     }
 }
 
+/// A cached report's JSON handed to the response without a copy.
+struct CachedJson(std::sync::Arc<opsd_optimization::RenderedReport>);
+
+impl AsRef<[u8]> for CachedJson {
+    fn as_ref(&self) -> &[u8] {
+        self.0.json.as_bytes()
+    }
+}
+
 /// The week's labor optimization data. Cached for 15 minutes per team, location and week
 /// (`x-cache: hit|miss`); dropped at once on sales ingestion, goal changes, schedule syncs and
 /// identity events. While the store is failing (circuit open) cached answers are still served.
@@ -40,7 +49,7 @@ pub async fn optimization(
     Ok(HttpResponse::Ok()
         .insert_header(("x-cache", cache.as_str()))
         .content_type("application/json")
-        .body(actix_web::web::Bytes::copy_from_slice(report.json.as_bytes())))
+        .body(actix_web::web::Bytes::from_owner(CachedJson(report))))
 }
 
 /// The per-weekday goals (0 = Saturday): a location's own, else the team default.
