@@ -16,8 +16,10 @@ use crate::{Db, store_error};
 /// The one expiry step, for the sweep and for lazy expiry alike. `{candidates}` selects due
 /// reservation ids; the claim re-checks them under `FOR UPDATE SKIP LOCKED`, so a reservation that
 /// another transaction holds (a redeem, another sweep) is left alone and counted as ignored. In
-/// one statement: expire, release each offer's capacity by the number expired, and queue one
-/// `reservation.expired:<id>` event each (a known identity is a duplicate, not a second event).
+/// one statement: expire, release each offer's capacity by the number expired, and accept one
+/// `reservation.expired:<id>` event each into the guest-event queue (a known identity is a
+/// duplicate, not a second event). An expiry needs no worker decision, so its event enters the
+/// queue already final.
 fn expire_statement(candidates: &str) -> String {
     format!(
         "WITH candidates AS ({candidates}), \
@@ -34,10 +36,11 @@ fn expire_statement(candidates: &str) -> String {
            WHERE o.id = c.offer_id RETURNING o.id), \
          events AS ( \
            INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, payload, \
-                                     available_at, received_at) \
+                                     state, outcome, available_at, received_at, processed_at) \
            SELECT gen_random_uuid(), 'reservation.expired:' || e.id, 'expiry', 'reservation.expired', \
                   encode(sha256(convert_to('reservation.expired:' || e.id, 'UTF8')), 'hex'), o.team_id, o.location_id, \
-                  jsonb_build_object('type', 'reservation.expired', 'reservationId', e.id, 'offerId', e.offer_id), $1, $1 \
+                  jsonb_build_object('type', 'reservation.expired', 'reservationId', e.id, 'offerId', e.offer_id), \
+                  'done', 'lifecycle_noop', $1, $1, $1 \
            FROM expired e JOIN coupon_offers o ON o.id = e.offer_id \
            ON CONFLICT (identity) DO NOTHING RETURNING 1) \
          SELECT (SELECT count(*) FROM candidates) AS candidates, (SELECT count(*) FROM expired) AS expired, \
