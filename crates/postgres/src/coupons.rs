@@ -13,45 +13,8 @@ use uuid::Uuid;
 use crate::error::corrupt;
 use crate::{Db, store_error};
 
-/// The one expiry step, for the sweep and for lazy expiry alike. `{candidates}` selects due
-/// reservation ids; the claim re-checks them under `FOR UPDATE SKIP LOCKED`, so a reservation that
-/// another transaction holds (a redeem, another sweep) is left alone and counted as ignored. In
-/// one statement: expire, release each offer's capacity by the number expired, and accept one
-/// `reservation.expired:<id>` event each into the guest-event queue (a known identity is a
-/// duplicate, not a second event). An expiry needs no worker decision, so its event enters the
-/// queue already final.
-fn expire_statement(candidates: &str) -> String {
-    format!(
-        "WITH candidates AS ({candidates}), \
-         claimed AS ( \
-           SELECT r.id, r.offer_id, r.expires_at FROM coupon_reservations r \
-           WHERE r.id IN (SELECT id FROM candidates) AND r.state = 'active' AND r.expires_at <= $1 \
-           FOR UPDATE SKIP LOCKED), \
-         expired AS ( \
-           UPDATE coupon_reservations r SET state = 'expired', expired_at = $1 FROM claimed \
-           WHERE r.id = claimed.id RETURNING r.id, r.offer_id, claimed.expires_at), \
-         released AS ( \
-           UPDATE coupon_offers o SET held = o.held - c.n \
-           FROM (SELECT offer_id, count(*)::int AS n FROM expired GROUP BY offer_id) c \
-           WHERE o.id = c.offer_id RETURNING o.id), \
-         events AS ( \
-           INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, payload, \
-                                     state, outcome, available_at, received_at, processed_at) \
-           SELECT gen_random_uuid(), 'reservation.expired:' || e.id, 'expiry', 'reservation.expired', \
-                  encode(sha256(convert_to('reservation.expired:' || e.id, 'UTF8')), 'hex'), o.team_id, o.location_id, \
-                  jsonb_build_object('type', 'reservation.expired', 'reservationId', e.id, 'offerId', e.offer_id), \
-                  'done', 'lifecycle_noop', $1, $1, $1 \
-           FROM expired e JOIN coupon_offers o ON o.id = e.offer_id \
-           ON CONFLICT (identity) DO NOTHING RETURNING 1) \
-         SELECT (SELECT count(*) FROM candidates) AS candidates, (SELECT count(*) FROM expired) AS expired, \
-                (SELECT count(*) FROM events) AS accepted, (SELECT count(*) FROM released) AS released, \
-                (SELECT max(extract(epoch FROM ($1 - expires_at)))::float8 FROM expired) AS max_lag"
-    )
-}
-
-const SWEEP_CANDIDATES: &str = "SELECT id FROM coupon_reservations WHERE state = 'active' AND expires_at <= $1 \
-                                ORDER BY expires_at, id LIMIT $2";
-const ONE_CANDIDATE: &str = "SELECT id FROM coupon_reservations WHERE id = $2 AND state = 'active' AND expires_at <= $1";
+/// The expiry step (`coupon_expire`, migration 10): a batch of the sweep, or one reservation.
+const EXPIRE: &str = "SELECT candidates, expired, accepted, max_lag FROM coupon_expire($1, $2, $3)";
 
 #[derive(QueryableByName)]
 struct ExpireCounts {
@@ -78,9 +41,10 @@ impl From<ExpireCounts> for BatchOutcome {
 }
 
 async fn expire_one(conn: &mut AsyncPgConnection, id: ReservationId, now: OffsetDateTime) -> Result<BatchOutcome, diesel::result::Error> {
-    let counts: ExpireCounts = diesel::sql_query(expire_statement(ONE_CANDIDATE))
+    let counts: ExpireCounts = diesel::sql_query(EXPIRE)
         .bind::<Timestamptz, _>(now)
-        .bind::<SqlUuid, _>(id.0)
+        .bind::<Int4, _>(1)
+        .bind::<Nullable<SqlUuid>, _>(Some(id.0))
         .get_result(conn)
         .await?;
     Ok(counts.into())
@@ -289,9 +253,10 @@ impl PgExpiryStore {
 impl ExpiryStore for PgExpiryStore {
     async fn expire_batch(&self, now: OffsetDateTime, limit: u32) -> Result<BatchOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
-        let counts: ExpireCounts = diesel::sql_query(expire_statement(SWEEP_CANDIDATES))
+        let counts: ExpireCounts = diesel::sql_query(EXPIRE)
             .bind::<Timestamptz, _>(now)
-            .bind::<BigInt, _>(i64::from(limit))
+            .bind::<Int4, _>(limit as i32)
+            .bind::<Nullable<SqlUuid>, _>(None::<uuid::Uuid>)
             .get_result(&mut conn)
             .await
             .map_err(store_error)?;
