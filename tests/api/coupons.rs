@@ -160,7 +160,7 @@ async fn reading_or_redeeming_a_due_reservation_expires_it_first() {
     assert_eq!(team.held(&offer).await, 0);
     let again = team.app.post(&format!("/api/coupons/reservations/{redeemable}/redeem")).bearer_auth(&team.admin).send().await.unwrap();
     problem(again, 409, "conflict").await;
-    let events: i64 = team.app.pg().await.query_one("SELECT count(*) FROM guest_events WHERE source = 'expiry'", &[]).await.unwrap().get(0);
+    let events: i64 = team.app.pg().await.query_one("SELECT count(*) FROM coupon_expiry_events", &[]).await.unwrap().get(0);
     assert_eq!(events, 2, "lazy expiry queues the same stable events as the sweep");
 }
 

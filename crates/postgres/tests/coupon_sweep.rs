@@ -68,7 +68,7 @@ async fn two_sweeps_racing_expire_each_reservation_exactly_once() {
     assert!(a.healthy() && b.healthy());
     assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_reservations WHERE state = 'expired'").await, 1_000);
     assert_eq!(count(&mut conn, "SELECT held::bigint AS n FROM coupon_offers").await, 50);
-    assert_eq!(count(&mut conn, "SELECT count(DISTINCT identity) AS n FROM guest_events WHERE source = 'expiry'").await, 1_000);
+    assert_eq!(count(&mut conn, "SELECT count(DISTINCT reservation_id) AS n FROM coupon_expiry_events").await, 1_000);
 }
 
 #[tokio::test(flavor = "multi_thread")]
