@@ -52,8 +52,10 @@ impl ExpirySweep {
         let started = Instant::now();
         let (mut expired, mut ignored, mut accepted, mut duplicates) = (0, 0, 0, 0);
         let mut max_lag: f64 = 0.0;
+        let mut after = None;
         for _ in 0..MAX_BATCHES {
-            let batch = self.store.expire_batch(self.clock.now(), BATCH_SIZE).await?;
+            let batch = self.store.expire_batch(self.clock.now(), BATCH_SIZE, after).await?;
+            after = batch.last;
             expired += batch.expired;
             ignored += batch.candidates - batch.expired;
             accepted += batch.accepted_events;
@@ -99,14 +101,14 @@ mod tests {
     }
 
     fn batch(candidates: u64, expired: u64) -> BatchOutcome {
-        BatchOutcome { candidates, expired, accepted_events: expired, duplicate_events: 0, max_lag_seconds: Some(30.0) }
+        BatchOutcome { candidates, expired, accepted_events: expired, duplicate_events: 0, max_lag_seconds: Some(30.0), last: None }
     }
 
     #[tokio::test]
     async fn full_batches_continue_and_counts_add_up() {
         let mut store = MockExpiryStore::new();
         let mut calls = 0;
-        store.expect_expire_batch().times(3).returning(move |_, limit| {
+        store.expect_expire_batch().times(3).returning(move |_, limit, _| {
             assert_eq!(limit, 100);
             calls += 1;
             Ok(match calls {
@@ -126,7 +128,7 @@ mod tests {
     async fn a_delta_or_a_long_lag_fails_the_health_gate() {
         for (delta, lag) in [(1, None), (-2, None), (0, Some(120.5))] {
             let mut store = MockExpiryStore::new();
-            store.expect_expire_batch().returning(|_, _| Ok(batch(0, 0)));
+            store.expect_expire_batch().returning(|_, _, _| Ok(batch(0, 0)));
             store.expect_health().returning(move |_| Ok(ExpiryHealth { reconciliation_delta: delta, oldest_due_lag_seconds: lag }));
             let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
             assert_eq!(report.status, "failed", "delta {delta}, lag {lag:?}");

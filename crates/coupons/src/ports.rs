@@ -38,6 +38,8 @@ pub struct BatchOutcome {
     pub duplicate_events: u64,
     /// The largest (expired time − due time) of the batch, in seconds.
     pub max_lag_seconds: Option<f64>,
+    /// Where the next batch of the same run continues: the last (due time, id) looked at.
+    pub last: Option<(OffsetDateTime, Uuid)>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -53,7 +55,12 @@ pub struct ExpiryHealth {
 pub trait ExpiryStore: Send + Sync {
     /// Claims at most `limit` due active reservations (oldest first, `SKIP LOCKED`), expires them,
     /// releases their capacity and queues one `reservation.expired:<id>` event each.
-    async fn expire_batch(&self, now: OffsetDateTime, limit: u32) -> Result<BatchOutcome, StoreError>;
+    async fn expire_batch(
+        &self,
+        now: OffsetDateTime,
+        limit: u32,
+        after: Option<(OffsetDateTime, Uuid)>,
+    ) -> Result<BatchOutcome, StoreError>;
     async fn health(&self, now: OffsetDateTime) -> Result<ExpiryHealth, StoreError>;
 }
 

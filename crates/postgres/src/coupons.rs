@@ -14,7 +14,8 @@ use crate::error::corrupt;
 use crate::{Db, store_error};
 
 /// The expiry step (`coupon_expire`, migration 10): a batch of the sweep, or one reservation.
-const EXPIRE: &str = "SELECT candidates, expired, accepted, max_lag FROM coupon_expire($1, $2, $3)";
+const EXPIRE: &str =
+    "SELECT candidates, expired, accepted, max_lag, last_expires, last_id FROM coupon_expire($1, $2, $3, $4, $5)";
 
 #[derive(QueryableByName)]
 struct ExpireCounts {
@@ -26,6 +27,10 @@ struct ExpireCounts {
     accepted: i64,
     #[diesel(sql_type = Nullable<Double>)]
     max_lag: Option<f64>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    last_expires: Option<OffsetDateTime>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    last_id: Option<Uuid>,
 }
 
 impl From<ExpireCounts> for BatchOutcome {
@@ -36,6 +41,7 @@ impl From<ExpireCounts> for BatchOutcome {
             accepted_events: counts.accepted as u64,
             duplicate_events: (counts.expired - counts.accepted) as u64,
             max_lag_seconds: counts.max_lag,
+            last: counts.last_expires.zip(counts.last_id),
         }
     }
 }
@@ -45,6 +51,8 @@ async fn expire_one(conn: &mut AsyncPgConnection, id: ReservationId, now: Offset
         .bind::<Timestamptz, _>(now)
         .bind::<Int4, _>(1)
         .bind::<Nullable<SqlUuid>, _>(Some(id.0))
+        .bind::<Nullable<Timestamptz>, _>(None::<OffsetDateTime>)
+        .bind::<Nullable<SqlUuid>, _>(None::<Uuid>)
         .get_result(conn)
         .await?;
     Ok(counts.into())
@@ -251,12 +259,19 @@ impl PgExpiryStore {
 
 #[async_trait]
 impl ExpiryStore for PgExpiryStore {
-    async fn expire_batch(&self, now: OffsetDateTime, limit: u32) -> Result<BatchOutcome, StoreError> {
+    async fn expire_batch(
+        &self,
+        now: OffsetDateTime,
+        limit: u32,
+        after: Option<(OffsetDateTime, Uuid)>,
+    ) -> Result<BatchOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         let counts: ExpireCounts = diesel::sql_query(EXPIRE)
             .bind::<Timestamptz, _>(now)
             .bind::<Int4, _>(limit as i32)
             .bind::<Nullable<SqlUuid>, _>(None::<uuid::Uuid>)
+            .bind::<Nullable<Timestamptz>, _>(after.map(|(at, _)| at))
+            .bind::<Nullable<SqlUuid>, _>(after.map(|(_, id)| id))
             .get_result(&mut conn)
             .await
             .map_err(store_error)?;

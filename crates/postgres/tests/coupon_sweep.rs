@@ -87,7 +87,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .get(0);
 
     let store = PgExpiryStore::new(db(database.url()));
-    let batch = store.expire_batch(SystemClock.now(), 100).await.unwrap();
+    let batch = store.expire_batch(SystemClock.now(), 100, None).await.unwrap();
     assert_eq!((batch.candidates, batch.expired), (3, 2), "the locked one is skipped, so it counts as ignored");
 
     redeemer
@@ -95,7 +95,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .await
         .unwrap();
     redeemer.batch_execute("UPDATE coupon_offers SET held = held - 1; COMMIT").await.unwrap();
-    let again = store.expire_batch(SystemClock.now(), 100).await.unwrap();
+    let again = store.expire_batch(SystemClock.now(), 100, None).await.unwrap();
     assert_eq!((again.candidates, again.expired), (0, 0), "the redeemed one is not expired later");
     let health = store.health(SystemClock.now()).await.unwrap();
     assert_eq!(health.reconciliation_delta, 0);
