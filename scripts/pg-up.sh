@@ -11,8 +11,10 @@ if [ -n "${DATABASE_URL:-}" ]; then
   exit 0
 fi
 
-port="${OPSD_PG_PORT:-54329}"
 data="$PWD/.data/pg"
+# The cluster keeps the port it first got; another checkout's cluster may hold the default.
+port="${OPSD_PG_PORT:-$(cat "$data/opsd.port" 2>/dev/null || echo 54329)}"
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 find_bindir() {
   if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then
@@ -48,6 +50,11 @@ if [ ! -s "$data/PG_VERSION" ]; then
 fi
 
 if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+  for _ in $(seq 1 50); do
+    port_busy "$port" || break
+    port=$((port + 1))
+  done
+  echo "$port" > "$data/opsd.port.tmp" && mv "$data/opsd.port.tmp" "$data/opsd.port"
   as_owner "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
     -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$data -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >&2
