@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-ADAPTERS = {"opsd-postgres", "opsd-outbound", "opsd-test-db"}
+ADAPTERS = {"opsd-postgres", "opsd-outbound", "opsd-cache", "opsd-test-db"}
 FORBIDDEN_PREFIXES = ("actix", "diesel", "tokio-postgres", "postgres", "deadpool", "reqwest", "hyper",
                       "sqlx", "wiremock", "isahc", "awc", "axum", "tonic", "redis", "web-push")
 

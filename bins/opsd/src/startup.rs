@@ -117,8 +117,9 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         let cache = cache.clone();
         move |team| cache.invalidate(team)
     });
-    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone()));
-    let listener = listen_for_invalidations(config.database.url.clone(), on_invalidation)
+    let instance = uuid::Uuid::new_v4();
+    let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone(), instance));
+    let listener = listen_for_invalidations(config.database.url.clone(), on_invalidation, instance)
         .await
         .context("listening for cache invalidations")?;
     let mut background = vec![listener];

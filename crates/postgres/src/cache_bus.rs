@@ -19,15 +19,18 @@ pub const CACHE_CHANNEL: &str = "opsd_cache_invalidation";
 /// the listener lost its connection and may have missed notifications).
 pub type InvalidationHandler = Arc<dyn Fn(Option<&TeamId>) + Send + Sync>;
 
-/// Drops the team's entries here at once and tells every other instance through `NOTIFY`.
+/// Drops the team's entries here at once and tells every other instance through `NOTIFY`. The
+/// payload is `<instance>:<team>`, so an instance ignores the echo of its own notification (which
+/// could otherwise drop a report cached after the write).
 pub struct PgTeamCacheInvalidation {
     db: Db,
     local: InvalidationHandler,
+    instance: uuid::Uuid,
 }
 
 impl PgTeamCacheInvalidation {
-    pub fn new(db: Db, local: InvalidationHandler) -> Self {
-        Self { db, local }
+    pub fn new(db: Db, local: InvalidationHandler, instance: uuid::Uuid) -> Self {
+        Self { db, local, instance }
     }
 }
 
@@ -38,7 +41,7 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
         let notified = match self.db.conn().await {
             Ok(mut conn) => diesel::sql_query("SELECT pg_notify($1, $2)")
                 .bind::<Text, _>(CACHE_CHANNEL)
-                .bind::<Text, _>(team.as_str())
+                .bind::<Text, _>(format!("{}:{team}", self.instance))
                 .execute(&mut conn)
                 .await
                 .map(drop)
@@ -58,10 +61,11 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
 pub async fn listen_for_invalidations(
     database_url: String,
     handler: InvalidationHandler,
+    instance: uuid::Uuid,
 ) -> Result<tokio::task::JoinHandle<()>, tokio_postgres::Error> {
     let first = Listener::connect(&database_url).await?;
     Ok(tokio::spawn(async move {
-        first.run(&handler).await;
+        first.run(&handler, instance).await;
         let mut backoff = Duration::from_millis(250);
         loop {
             tracing::warn!("cache invalidation listener disconnected; reconnecting");
@@ -70,7 +74,7 @@ pub async fn listen_for_invalidations(
                 Ok(listener) => {
                     backoff = Duration::from_millis(250);
                     handler(None);
-                    listener.run(&handler).await;
+                    listener.run(&handler, instance).await;
                 }
                 Err(error) => {
                     tracing::warn!(%error, "cache invalidation listener could not reconnect");
@@ -104,12 +108,15 @@ impl Listener {
     }
 
     /// Applies notifications until the connection ends.
-    async fn run(mut self, handler: &InvalidationHandler) {
+    async fn run(mut self, handler: &InvalidationHandler, instance: uuid::Uuid) {
+        let own = format!("{instance}:");
         while let Some(Ok(message)) = self.messages.next().await {
             if let AsyncMessage::Notification(note) = message
                 && note.channel() == CACHE_CHANNEL
+                && !note.payload().starts_with(&own)
             {
-                handler(Some(&TeamId::new(note.payload())));
+                let team = note.payload().split_once(':').map_or(note.payload(), |(_, team)| team);
+                handler(Some(&TeamId::new(team)));
             }
         }
         self.driver.abort();

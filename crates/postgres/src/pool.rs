@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use opsd_core::StoreError;
@@ -28,6 +28,9 @@ impl Db {
     pub fn connect(config: &DbConfig) -> Result<Self, StoreError> {
         let statement_timeout_ms = config.statement_timeout.as_millis();
         let mut manager_config = ManagerConfig::default();
+        // No test query on every checkout: a connection that died shows as `Unavailable` on its
+        // first use, and the pool drops it.
+        manager_config.recycling_method = RecyclingMethod::Fast;
         manager_config.custom_setup = Box::new(move |url| {
             Box::pin(async move {
                 let mut conn = AsyncPgConnection::establish(url).await?;
