@@ -272,7 +272,17 @@ async fn a_write_through_one_instance_is_visible_on_another_within_a_second() {
         (response.json::<Value>().await.unwrap()["summary"]["totalSales"].clone(), cache)
     };
     assert_eq!(read_second().await, (json!(100.0), "miss".to_owned()));
-    assert_eq!(read_second().await.1, "hit");
+    // The first write's notification may still be on its way to the second instance (and drop
+    // what it just cached); it settles into hits.
+    let mut settled = false;
+    for _ in 0..50 {
+        if read_second().await.1 == "hit" {
+            settled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(settled, "the second instance serves from its cache");
 
     team.ingest(json!([team.sale("2026-11-14", "Lunch", 300.0)])).await;
     let started = std::time::Instant::now();

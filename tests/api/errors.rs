@@ -81,3 +81,27 @@ async fn a_non_json_content_type_is_415() {
     problem(response, 415, "unsupported_media_type").await;
     assert_eq!(app.count("locations").await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nul_character_anywhere_is_a_400_not_a_500() {
+    let app = TestApp::spawn().await;
+    let body = br#"{"name": "A\u0000B", "slug": "a", "timezone": "UTC"}"#.to_vec();
+    let problem_body = problem(post_location_raw(&app, "application/json", body).await, 400, "validation_failed").await;
+    assert_eq!(problem_body["errors"][0]["field"], "body");
+    let cookie = format!("__session={}", app.tokens.member("user_1", "org_1"));
+    let unsubscribe = app
+        .delete("/api/push/subscribe")
+        .header("cookie", cookie)
+        .header("origin", opsd_tests::APP_ORIGIN)
+        .header("content-type", "application/json")
+        .body(br#"{"endpoint": "https://push.example/\u0000x"}"#.to_vec())
+        .send()
+        .await
+        .unwrap();
+    problem(unsubscribe, 400, "validation_failed").await;
+    let query = app.get("/api/incidents?cursor=a%00b").bearer_auth(app.tokens.member("user_1", "org_1")).send().await.unwrap();
+    problem(query, 400, "validation_failed").await;
+    let slug = app.get("/api/schedule/down%00town").bearer_auth(opsd_tests::API_KEY).send().await.unwrap();
+    problem(slug, 404, "not_found").await;
+    assert_eq!(app.count("locations").await, 0);
+}

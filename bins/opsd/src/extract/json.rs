@@ -55,6 +55,9 @@ impl FromRequest for RawBody {
 }
 
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if contains_nul_escape(bytes) {
+        return Err(ApiError::invalid("body", "must not contain NUL characters"));
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
@@ -63,6 +66,14 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })?;
     deserializer.end().map_err(|error| ApiError::MalformedJson(syntax_message(&error)))?;
     Ok(value)
+}
+
+/// Whether a JSON text holds `\u0000` (a NUL no text column can store). A backslash escaped by
+/// another backslash does not start an escape, so the backslashes before `u0000` are counted.
+fn contains_nul_escape(bytes: &[u8]) -> bool {
+    bytes.windows(6).enumerate().any(|(at, window)| {
+        window == b"\\u0000" && bytes[..at].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 0
+    })
 }
 
 fn classify(path: &str, error: &serde_json::Error) -> ApiError {
@@ -127,6 +138,12 @@ mod tests {
             ApiError::Validation(errors) => errors.errors()[0].field.clone(),
             other => panic!("expected a validation error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_but_an_escaped_backslash_is_not_one() {
+        assert!(matches!(parse::<Body>(br#"{"severity":"a\u0000b"}"#), Err(ApiError::Validation(_))));
+        assert!(parse::<Body>(br#"{"severity":"a\\u0000b"}"#).is_ok(), "a backslash, then the text u0000");
     }
 
     #[test]

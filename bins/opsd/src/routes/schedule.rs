@@ -96,6 +96,8 @@ pub async fn view(
     slug: web::Path<String>,
     QueryParams(query): QueryParams<ScheduleViewQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    // Only a well-formed slug can name a location; anything else (a NUL included) is unknown.
+    opsd_teams::LocationSlug::parse(&slug).map_err(|_| ApiError::NotFound)?;
     let view = state.schedule.view(&slug, &query).await?.ok_or(ApiError::NotFound)?;
     Ok(HttpResponse::Ok().insert_header(("Deprecation", "true")).json(view))
 }
