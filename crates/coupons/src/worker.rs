@@ -50,9 +50,6 @@ impl GuestEventWorker {
     }
 
     async fn process(&self, claimed: &ClaimedEvent) -> Result<&'static str, StoreError> {
-        if claimed.source == "expiry" {
-            return Ok("lifecycle_noop");
-        }
         let body = serde_json::to_vec(&claimed.payload).expect("a JSON value serializes");
         let Ok(event) = GuestEvent::parse(&body) else {
             return Ok("unparseable");
