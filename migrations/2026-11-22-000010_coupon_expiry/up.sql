@@ -8,13 +8,25 @@ CREATE TABLE coupon_expiry_events (
     occurred_at     TIMESTAMPTZ NOT NULL
 );
 
-CREATE OR REPLACE FUNCTION coupon_expire(p_now TIMESTAMPTZ, p_limit INTEGER, p_reservation UUID)
-RETURNS TABLE (candidates BIGINT, expired BIGINT, accepted BIGINT, max_lag DOUBLE PRECISION)
+-- The one expiry step, for the sweep (p_reservation NULL: at most p_limit due reservations, oldest
+-- first) and for lazy expiry (one reservation). The claim re-checks candidates under
+-- FOR UPDATE SKIP LOCKED, so a reservation another transaction holds (a redeem, another sweep) is
+-- left alone and counts as ignored. In one statement: expire, release each offer's capacity by the
+-- number expired, and accept one event each (a known identity is a duplicate, not a second event).
+-- A sweep continues each batch after the last (expires_at, id) the previous batch looked at, so it
+-- never walks again over the index entries of what it already expired. PL/pgSQL keeps each
+-- statement's plan for the session, so a sweep of many batches plans once.
+CREATE FUNCTION coupon_expire(p_now TIMESTAMPTZ, p_limit INTEGER, p_reservation UUID,
+                              p_after_expires TIMESTAMPTZ, p_after_id UUID)
+RETURNS TABLE (candidates BIGINT, expired BIGINT, accepted BIGINT, max_lag DOUBLE PRECISION,
+               last_expires TIMESTAMPTZ, last_id UUID)
 LANGUAGE plpgsql AS $$
 BEGIN
     IF p_reservation IS NULL THEN
         RETURN QUERY
-        WITH candidates AS (SELECT r.id FROM coupon_reservations r WHERE r.state = 'active' AND r.expires_at <= p_now ORDER BY r.expires_at, r.id LIMIT p_limit),
+        WITH candidates AS (SELECT r.id, r.expires_at FROM coupon_reservations r WHERE r.state = 'active' AND r.expires_at <= p_now
+                           AND (p_after_id IS NULL OR (r.expires_at, r.id) > (p_after_expires, p_after_id))
+                           ORDER BY r.expires_at, r.id LIMIT p_limit),
         claimed AS (
             SELECT r.id, r.offer_id, r.expires_at FROM coupon_reservations r
             WHERE r.id IN (SELECT c.id FROM candidates c) AND r.state = 'active' AND r.expires_at <= p_now
@@ -31,10 +43,12 @@ BEGIN
             SELECT e.id, e.offer_id, p_now FROM expired e
             ON CONFLICT (reservation_id) DO NOTHING RETURNING 1)
         SELECT (SELECT count(*) FROM candidates), (SELECT count(*) FROM expired), (SELECT count(*) FROM events),
-               (SELECT max(extract(epoch FROM (p_now - x.expires_at)))::float8 FROM expired x);
+               (SELECT max(extract(epoch FROM (p_now - x.expires_at)))::float8 FROM expired x),
+               (SELECT c.expires_at FROM candidates c ORDER BY c.expires_at DESC, c.id DESC LIMIT 1),
+               (SELECT c.id FROM candidates c ORDER BY c.expires_at DESC, c.id DESC LIMIT 1);
     ELSE
         RETURN QUERY
-        WITH candidates AS (SELECT r.id FROM coupon_reservations r WHERE r.id = p_reservation AND r.state = 'active' AND r.expires_at <= p_now),
+        WITH candidates AS (SELECT r.id, r.expires_at FROM coupon_reservations r WHERE r.id = p_reservation AND r.state = 'active' AND r.expires_at <= p_now),
         claimed AS (
             SELECT r.id, r.offer_id, r.expires_at FROM coupon_reservations r
             WHERE r.id IN (SELECT c.id FROM candidates c) AND r.state = 'active' AND r.expires_at <= p_now
@@ -51,7 +65,9 @@ BEGIN
             SELECT e.id, e.offer_id, p_now FROM expired e
             ON CONFLICT (reservation_id) DO NOTHING RETURNING 1)
         SELECT (SELECT count(*) FROM candidates), (SELECT count(*) FROM expired), (SELECT count(*) FROM events),
-               (SELECT max(extract(epoch FROM (p_now - x.expires_at)))::float8 FROM expired x);
+               (SELECT max(extract(epoch FROM (p_now - x.expires_at)))::float8 FROM expired x),
+               (SELECT c.expires_at FROM candidates c ORDER BY c.expires_at DESC, c.id DESC LIMIT 1),
+               (SELECT c.id FROM candidates c ORDER BY c.expires_at DESC, c.id DESC LIMIT 1);
     END IF;
 END
 $$;

@@ -1,0 +1,2 @@
+DROP FUNCTION coupon_expire(TIMESTAMPTZ, INTEGER, UUID, TIMESTAMPTZ, UUID);
+DROP TABLE coupon_expiry_events;
