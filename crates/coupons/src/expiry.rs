@@ -5,7 +5,7 @@ use opsd_core::{Clock, StoreError};
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::ports::ExpiryStore;
+use crate::ports::{ExpiryStore, SweepKey};
 
 /// Reservations per claim.
 pub const BATCH_SIZE: u32 = 100;
@@ -13,6 +13,9 @@ pub const BATCH_SIZE: u32 = 100;
 pub const EXPIRY_LAG_BOUND_SECONDS: f64 = 120.0;
 /// Bounds one run (100,000 reservations); the next minute's run takes the rest.
 const MAX_BATCHES: u32 = 1_000;
+/// Key ranges swept side by side, each on its own connection: the batches' row locks, updates and
+/// event inserts are database work, so two ranges keep both of a small server's cores busy.
+pub const SWEEP_RANGES: u32 = 2;
 
 /// What a completed sweep records: counts only, no contact values, links, cookies or tokens.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -48,23 +51,20 @@ impl ExpirySweep {
 
     /// Claims batches until none is due, then checks health: a nonzero reconciliation delta or a
     /// lag over 120 s makes the report `failed` (the caller records it before raising the gate).
+    /// The due reservations are split into contiguous key ranges swept concurrently, each oldest
+    /// first; every batch is still one transaction of at most 100 claimed with `SKIP LOCKED`.
     pub async fn run(&self, correlation_id: Uuid) -> Result<SweepReport, StoreError> {
         let started = Instant::now();
-        let (mut expired, mut ignored, mut accepted, mut duplicates) = (0, 0, 0, 0);
-        let mut max_lag: f64 = 0.0;
-        let mut after = None;
-        for _ in 0..MAX_BATCHES {
-            let batch = self.store.expire_batch(self.clock.now(), BATCH_SIZE, after).await?;
-            after = batch.last;
-            expired += batch.expired;
-            ignored += batch.candidates - batch.expired;
-            accepted += batch.accepted_events;
-            duplicates += batch.duplicate_events;
-            max_lag = max_lag.max(batch.max_lag_seconds.unwrap_or(0.0));
-            if batch.candidates < u64::from(BATCH_SIZE) {
-                break;
-            }
+        let bounds = self.store.split_due(self.clock.now(), SWEEP_RANGES).await?;
+        let starts = std::iter::once(None).chain(bounds.iter().copied().map(Some));
+        let ends = bounds.iter().copied().map(Some).chain(std::iter::once(None));
+        let batches_per_range = MAX_BATCHES / (bounds.len() as u32 + 1);
+        let ranges = starts.zip(ends).map(|(after, until)| self.sweep_range(after, until, batches_per_range));
+        let mut total = RangeTotals::default();
+        for range in futures::future::try_join_all(ranges).await? {
+            total.add(&range);
         }
+        let RangeTotals { expired, ignored, accepted, duplicates, max_lag } = total;
         let health = self.store.health(self.clock.now()).await?;
         let lag = max_lag.max(health.oldest_due_lag_seconds.unwrap_or(0.0));
         let healthy = health.reconciliation_delta == 0 && lag <= EXPIRY_LAG_BOUND_SECONDS;
@@ -84,6 +84,47 @@ impl ExpirySweep {
         }
         Ok(report)
     }
+
+    async fn sweep_range(
+        &self,
+        mut after: Option<SweepKey>,
+        until: Option<SweepKey>,
+        max_batches: u32,
+    ) -> Result<RangeTotals, StoreError> {
+        let mut totals = RangeTotals::default();
+        for _ in 0..max_batches {
+            let batch = self.store.expire_batch(self.clock.now(), BATCH_SIZE, after, until).await?;
+            after = batch.last;
+            totals.expired += batch.expired;
+            totals.ignored += batch.candidates - batch.expired;
+            totals.accepted += batch.accepted_events;
+            totals.duplicates += batch.duplicate_events;
+            totals.max_lag = totals.max_lag.max(batch.max_lag_seconds.unwrap_or(0.0));
+            if batch.candidates < u64::from(BATCH_SIZE) {
+                break;
+            }
+        }
+        Ok(totals)
+    }
+}
+
+#[derive(Debug, Default)]
+struct RangeTotals {
+    expired: u64,
+    ignored: u64,
+    accepted: u64,
+    duplicates: u64,
+    max_lag: f64,
+}
+
+impl RangeTotals {
+    fn add(&mut self, other: &RangeTotals) {
+        self.expired += other.expired;
+        self.ignored += other.ignored;
+        self.accepted += other.accepted;
+        self.duplicates += other.duplicates;
+        self.max_lag = self.max_lag.max(other.max_lag);
+    }
 }
 
 #[cfg(test)]
@@ -101,14 +142,22 @@ mod tests {
     }
 
     fn batch(candidates: u64, expired: u64) -> BatchOutcome {
-        BatchOutcome { candidates, expired, accepted_events: expired, duplicate_events: 0, max_lag_seconds: Some(30.0), last: None }
+        BatchOutcome {
+            candidates,
+            expired,
+            accepted_events: expired,
+            duplicate_events: 0,
+            max_lag_seconds: Some(30.0),
+            last: None,
+        }
     }
 
     #[tokio::test]
     async fn full_batches_continue_and_counts_add_up() {
         let mut store = MockExpiryStore::new();
+        store.expect_split_due().returning(|_, _| Ok(vec![]));
         let mut calls = 0;
-        store.expect_expire_batch().times(3).returning(move |_, limit, _| {
+        store.expect_expire_batch().times(3).returning(move |_, limit, _, _| {
             assert_eq!(limit, 100);
             calls += 1;
             Ok(match calls {
@@ -128,10 +177,35 @@ mod tests {
     async fn a_delta_or_a_long_lag_fails_the_health_gate() {
         for (delta, lag) in [(1, None), (-2, None), (0, Some(120.5))] {
             let mut store = MockExpiryStore::new();
-            store.expect_expire_batch().returning(|_, _, _| Ok(batch(0, 0)));
-            store.expect_health().returning(move |_| Ok(ExpiryHealth { reconciliation_delta: delta, oldest_due_lag_seconds: lag }));
+            store.expect_split_due().returning(|_, _| Ok(vec![]));
+            store.expect_expire_batch().returning(|_, _, _, _| Ok(batch(0, 0)));
+            store
+                .expect_health()
+                .returning(move |_| Ok(ExpiryHealth { reconciliation_delta: delta, oldest_due_lag_seconds: lag }));
             let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
             assert_eq!(report.status, "failed", "delta {delta}, lag {lag:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn split_ranges_are_swept_side_by_side_and_their_counts_summed() {
+        let split: SweepKey = (OffsetDateTime::from_unix_timestamp(1_795_348_000).unwrap(), Uuid::from_u128(7));
+        let mut store = MockExpiryStore::new();
+        store.expect_split_due().withf(|_, parts| *parts == SWEEP_RANGES).returning(move |_, _| Ok(vec![split]));
+        // The lower range ends at the split key; the upper one starts after it and is unbounded.
+        store
+            .expect_expire_batch()
+            .withf(move |_, _, after, until| after.is_none() && *until == Some(split))
+            .times(1)
+            .returning(|_, _, _, _| Ok(batch(40, 39)));
+        store
+            .expect_expire_batch()
+            .withf(move |_, _, after, until| *after == Some(split) && until.is_none())
+            .times(1)
+            .returning(|_, _, _, _| Ok(batch(60, 60)));
+        store.expect_health().returning(|_| Ok(ExpiryHealth { reconciliation_delta: 0, oldest_due_lag_seconds: None }));
+        let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
+        assert_eq!((report.expired, report.ignored, report.accepted_events), (99, 1, 99));
+        assert!(report.healthy());
     }
 }

@@ -10,12 +10,12 @@ mod service;
 mod worker;
 
 pub use events::{CanonicalEvent, GuestEvent, LegacyRating};
-pub use expiry::{ExpirySweep, SweepReport, EXPIRY_LAG_BOUND_SECONDS};
+pub use expiry::{EXPIRY_LAG_BOUND_SECONDS, ExpirySweep, SweepReport};
 pub use intake::{GuestEventIntake, IntakeError, IntakeOutcome};
 pub use model::{NewOffer, Offer, OfferId, OfferRequest, Reservation, ReservationId, ReservationState};
 pub use ports::{
     AlertNotifier, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryHealth, ExpiryStore, GuestAlert,
-    GuestEventStore, HoldOutcome, QueuedEvent, RedeemOutcome,
+    GuestEventStore, HoldOutcome, QueuedEvent, RedeemOutcome, SweepKey,
 };
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventStore};

@@ -20,10 +20,20 @@ pub enum RedeemOutcome {
 #[async_trait]
 pub trait CouponStore: Send + Sync {
     /// `None` when the location is not the team's.
-    async fn create_offer(&self, team: &TeamId, offer: &NewOffer, at: OffsetDateTime) -> Result<Option<Offer>, StoreError>;
+    async fn create_offer(
+        &self,
+        team: &TeamId,
+        offer: &NewOffer,
+        at: OffsetDateTime,
+    ) -> Result<Option<Offer>, StoreError>;
     async fn offer(&self, team: &TeamId, id: OfferId) -> Result<Option<Offer>, StoreError>;
     /// Runs the expiry step on the reservation when it is due, then reads it.
-    async fn reservation(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<Option<Reservation>, StoreError>;
+    async fn reservation(
+        &self,
+        team: &TeamId,
+        id: ReservationId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Reservation>, StoreError>;
     /// Runs the expiry step first, then redeems an active reservation and releases its capacity.
     async fn redeem(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<RedeemOutcome, StoreError>;
 }
@@ -38,9 +48,12 @@ pub struct BatchOutcome {
     pub duplicate_events: u64,
     /// The largest (expired time − due time) of the batch, in seconds.
     pub max_lag_seconds: Option<f64>,
-    /// Where the next batch of the same run continues: the last (due time, id) looked at.
-    pub last: Option<(OffsetDateTime, Uuid)>,
+    /// Where the next batch of the same run continues: the last key looked at.
+    pub last: Option<SweepKey>,
 }
+
+/// A due reservation's place in the sweep's order: (due time, id).
+pub type SweepKey = (OffsetDateTime, Uuid);
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ExpiryHealth {
@@ -53,14 +66,19 @@ pub struct ExpiryHealth {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ExpiryStore: Send + Sync {
-    /// Claims at most `limit` due active reservations (oldest first, `SKIP LOCKED`), expires them,
-    /// releases their capacity and queues one `reservation.expired:<id>` event each.
+    /// Claims at most `limit` due active reservations with keys after `after` and up to `until`
+    /// (oldest first, `SKIP LOCKED`), expires them, releases their capacity and queues one
+    /// `reservation.expired:<id>` event each.
     async fn expire_batch(
         &self,
         now: OffsetDateTime,
         limit: u32,
-        after: Option<(OffsetDateTime, Uuid)>,
+        after: Option<SweepKey>,
+        until: Option<SweepKey>,
     ) -> Result<BatchOutcome, StoreError>;
+    /// At most `parts - 1` keys that split the reservations due at `now` into contiguous ranges of
+    /// about equal size, in order; none when there are too few to be worth splitting.
+    async fn split_due(&self, now: OffsetDateTime, parts: u32) -> Result<Vec<SweepKey>, StoreError>;
     async fn health(&self, now: OffsetDateTime) -> Result<ExpiryHealth, StoreError>;
 }
 
@@ -121,7 +139,12 @@ pub trait GuestEventStore: Send + Sync {
     /// Checks the location belongs to the team and inserts the event under its identity.
     async fn enqueue(&self, event: &QueuedEvent) -> Result<EnqueueOutcome, StoreError>;
     /// Leases up to `limit` ready events (`SKIP LOCKED`) until `lease_until`.
-    async fn claim(&self, limit: u32, now: OffsetDateTime, lease_until: OffsetDateTime) -> Result<Vec<ClaimedEvent>, StoreError>;
+    async fn claim(
+        &self,
+        limit: u32,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+    ) -> Result<Vec<ClaimedEvent>, StoreError>;
     async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError>;
     /// Puts the event back for a later attempt, or marks it failed after the last one.
     async fn retry_later(&self, event: Uuid, available_at: OffsetDateTime, give_up: bool) -> Result<(), StoreError>;
@@ -152,7 +175,12 @@ pub trait GuestEventStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Creates the alert of a stored feedback whose stored rating is at most `max_rating`; `None`
     /// when there is no such feedback row or the alert exists already.
-    async fn record_alert(&self, feedback_id: &str, max_rating: u8, at: OffsetDateTime) -> Result<Option<GuestAlert>, StoreError>;
+    async fn record_alert(
+        &self,
+        feedback_id: &str,
+        max_rating: u8,
+        at: OffsetDateTime,
+    ) -> Result<Option<GuestAlert>, StoreError>;
     async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError>;
 }
 

@@ -5,7 +5,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
 use opsd_coupons::{
     BatchOutcome, CouponStore, ExpiryHealth, ExpiryStore, NewOffer, Offer, OfferId, RedeemOutcome, Reservation,
-    ReservationId, ReservationState,
+    ReservationId, ReservationState, SweepKey,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -13,9 +13,19 @@ use uuid::Uuid;
 use crate::error::corrupt;
 use crate::{Db, store_error};
 
-/// The expiry step (`coupon_expire`, migration 10): a batch of the sweep, or one reservation.
-const EXPIRE: &str =
-    "SELECT candidates, expired, accepted, max_lag, last_expires, last_id FROM coupon_expire($1, $2, $3, $4, $5)";
+/// The expiry step (`coupon_expire`, migrations 10 and 11): a batch of the sweep, or one reservation.
+const EXPIRE: &str = "SELECT candidates, expired, accepted, max_lag, last_expires, last_id \
+                      FROM coupon_expire($1, $2, $3, $4, $5, $6, $7)";
+
+/// Below this many due reservations one range is swept alone: splitting would cost more than it saves.
+const MIN_DUE_TO_SPLIT: i64 = 1_000;
+
+/// Keys splitting the due reservations into `$2` ranges of about equal size (one index-only pass).
+const SPLIT_DUE: &str = "\
+    SELECT expires_at, id FROM ( \
+      SELECT expires_at, id, row_number() OVER (ORDER BY expires_at, id) AS n, count(*) OVER () AS due \
+      FROM coupon_reservations WHERE state = 'active' AND expires_at <= $1) d \
+    WHERE due >= $3 AND n % ceil(due::numeric / $2)::bigint = 0 AND n < due ORDER BY expires_at, id";
 
 #[derive(QueryableByName)]
 struct ExpireCounts {
@@ -46,11 +56,17 @@ impl From<ExpireCounts> for BatchOutcome {
     }
 }
 
-async fn expire_one(conn: &mut AsyncPgConnection, id: ReservationId, now: OffsetDateTime) -> Result<BatchOutcome, diesel::result::Error> {
+async fn expire_one(
+    conn: &mut AsyncPgConnection,
+    id: ReservationId,
+    now: OffsetDateTime,
+) -> Result<BatchOutcome, diesel::result::Error> {
     let counts: ExpireCounts = diesel::sql_query(EXPIRE)
         .bind::<Timestamptz, _>(now)
         .bind::<Int4, _>(1)
         .bind::<Nullable<SqlUuid>, _>(Some(id.0))
+        .bind::<Nullable<Timestamptz>, _>(None::<OffsetDateTime>)
+        .bind::<Nullable<SqlUuid>, _>(None::<Uuid>)
         .bind::<Nullable<Timestamptz>, _>(None::<OffsetDateTime>)
         .bind::<Nullable<SqlUuid>, _>(None::<Uuid>)
         .get_result(conn)
@@ -136,7 +152,12 @@ impl PgCouponStore {
 
 #[async_trait]
 impl CouponStore for PgCouponStore {
-    async fn create_offer(&self, team: &TeamId, offer: &NewOffer, at: OffsetDateTime) -> Result<Option<Offer>, StoreError> {
+    async fn create_offer(
+        &self,
+        team: &TeamId,
+        offer: &NewOffer,
+        at: OffsetDateTime,
+    ) -> Result<Option<Offer>, StoreError> {
         let mut conn = self.db.conn().await?;
         let row: Option<OfferRow> = diesel::sql_query(
             "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at) \
@@ -170,7 +191,12 @@ impl CouponStore for PgCouponStore {
         Ok(row.map(Offer::from))
     }
 
-    async fn reservation(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<Option<Reservation>, StoreError> {
+    async fn reservation(
+        &self,
+        team: &TeamId,
+        id: ReservationId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Reservation>, StoreError> {
         let mut conn = self.db.conn().await?;
         let row: Option<ReservationRow> = conn
             .transaction::<_, diesel::result::Error, _>(async |conn| {
@@ -263,7 +289,8 @@ impl ExpiryStore for PgExpiryStore {
         &self,
         now: OffsetDateTime,
         limit: u32,
-        after: Option<(OffsetDateTime, Uuid)>,
+        after: Option<SweepKey>,
+        until: Option<SweepKey>,
     ) -> Result<BatchOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         let counts: ExpireCounts = diesel::sql_query(EXPIRE)
@@ -272,10 +299,34 @@ impl ExpiryStore for PgExpiryStore {
             .bind::<Nullable<SqlUuid>, _>(None::<uuid::Uuid>)
             .bind::<Nullable<Timestamptz>, _>(after.map(|(at, _)| at))
             .bind::<Nullable<SqlUuid>, _>(after.map(|(_, id)| id))
+            .bind::<Nullable<Timestamptz>, _>(until.map(|(at, _)| at))
+            .bind::<Nullable<SqlUuid>, _>(until.map(|(_, id)| id))
             .get_result(&mut conn)
             .await
             .map_err(store_error)?;
         Ok(counts.into())
+    }
+
+    async fn split_due(&self, now: OffsetDateTime, parts: u32) -> Result<Vec<SweepKey>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Key {
+            #[diesel(sql_type = Timestamptz)]
+            expires_at: OffsetDateTime,
+            #[diesel(sql_type = SqlUuid)]
+            id: Uuid,
+        }
+        if parts < 2 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.db.conn().await?;
+        let keys: Vec<Key> = diesel::sql_query(SPLIT_DUE)
+            .bind::<Timestamptz, _>(now)
+            .bind::<Int4, _>(parts as i32)
+            .bind::<BigInt, _>(MIN_DUE_TO_SPLIT)
+            .load(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(keys.into_iter().map(|k| (k.expires_at, k.id)).collect())
     }
 
     async fn health(&self, now: OffsetDateTime) -> Result<ExpiryHealth, StoreError> {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{Clock, SystemClock};
-use opsd_coupons::{ExpirySweep, ExpiryStore};
+use opsd_coupons::{ExpiryStore, ExpirySweep};
 use opsd_postgres::{Db, DbConfig, PgExpiryStore};
 use opsd_test_db::TestDatabase;
 use uuid::Uuid;
@@ -87,15 +87,18 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .get(0);
 
     let store = PgExpiryStore::new(db(database.url()));
-    let batch = store.expire_batch(SystemClock.now(), 100, None).await.unwrap();
+    let batch = store.expire_batch(SystemClock.now(), 100, None, None).await.unwrap();
     assert_eq!((batch.candidates, batch.expired), (3, 2), "the locked one is skipped, so it counts as ignored");
 
     redeemer
-        .execute("UPDATE coupon_reservations SET state = 'redeemed', redeemed_at = now() WHERE id = $1::text::uuid", &[&locked])
+        .execute(
+            "UPDATE coupon_reservations SET state = 'redeemed', redeemed_at = now() WHERE id = $1::text::uuid",
+            &[&locked],
+        )
         .await
         .unwrap();
     redeemer.batch_execute("UPDATE coupon_offers SET held = held - 1; COMMIT").await.unwrap();
-    let again = store.expire_batch(SystemClock.now(), 100, None).await.unwrap();
+    let again = store.expire_batch(SystemClock.now(), 100, None, None).await.unwrap();
     assert_eq!((again.candidates, again.expired), (0, 0), "the redeemed one is not expired later");
     let health = store.health(SystemClock.now()).await.unwrap();
     assert_eq!(health.reconciliation_delta, 0);
@@ -113,4 +116,53 @@ async fn the_health_reads_the_delta_and_the_oldest_lag() {
     assert!(health.oldest_due_lag_seconds.unwrap() >= 59.0, "{health:?}");
     conn.batch_execute("UPDATE coupon_offers SET held = held - 1").await.unwrap();
     assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, -1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn split_ranges_meet_without_overlap_or_gap() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    let store = PgExpiryStore::new(db(database.url()));
+    seed(&mut conn, 999, 5).await;
+    assert_eq!(store.split_due(SystemClock.now(), 2).await.unwrap(), vec![], "too few to split");
+    seed_more(&mut conn, 1_001).await;
+    let now = SystemClock.now();
+    let bounds = store.split_due(now, 2).await.unwrap();
+    assert_eq!(bounds.len(), 1, "{bounds:?}");
+    let split = bounds[0];
+
+    // The lower range stops at the split key, inclusive; the upper one continues after it.
+    let (mut lower, mut upper) = (0, 0);
+    let mut after = None;
+    loop {
+        let batch = store.expire_batch(now, 100, after, Some(split)).await.unwrap();
+        lower += batch.expired;
+        after = batch.last;
+        if batch.candidates < 100 {
+            break;
+        }
+    }
+    let mut after = Some(split);
+    loop {
+        let batch = store.expire_batch(now, 100, after, None).await.unwrap();
+        upper += batch.expired;
+        after = batch.last;
+        if batch.candidates < 100 {
+            break;
+        }
+    }
+    assert_eq!((lower, upper), (1_000, 1_000));
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_reservations WHERE state = 'active'").await, 5);
+    assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, 0);
+}
+
+/// `due` more reservations of the seeded offer, due a minute ago.
+async fn seed_more(conn: &mut AsyncPgConnection, due: u32) {
+    conn.batch_execute(&format!(
+        "UPDATE coupon_offers SET capacity = capacity + {due}, held = held + {due};
+         INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
+           SELECT gen_random_uuid(), '{OFFER}', 'more-' || n, 'active', now() - interval '1 minute', now() FROM generate_series(1, {due}) n;"
+    ))
+    .await
+    .unwrap();
 }
