@@ -4,6 +4,7 @@ use diesel::dsl::sum;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Nullable, Numeric, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures::TryFutureExt;
 use opsd_core::{Decimal, LocationId, StoreError, TeamId};
 use opsd_optimization::{
     AnalyticsStore, Block, DayGoal, Department, IngestError, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData,
@@ -12,7 +13,7 @@ use time::Date;
 use uuid::Uuid;
 
 use crate::error::{TxError, corrupt};
-use crate::schema::{locations, sales_facts, schedule_shifts};
+use crate::schema::{locations, sales_facts, schedule_shifts, team_daily_labor, team_daily_sales};
 use crate::{Db, store_error};
 
 #[derive(QueryableByName)]
@@ -30,8 +31,6 @@ struct ScopeGoalRow {
     #[diesel(sql_type = Nullable<Numeric>)]
     splh_target: Option<Decimal>,
 }
-
-
 
 /// The scope check and the goals in one statement: a single row with `ok` false when the team is
 /// unknown or the location not the team's.
@@ -83,6 +82,20 @@ macro_rules! labor_query {
     };
 }
 
+/// Sales summed per (date, block): food, beverage, other and guests (None when no row had guests).
+type SummedSales = (Date, String, Option<Decimal>, Option<Decimal>, Option<Decimal>, Option<i64>);
+
+/// Labor summed per (date, department): hours and cost.
+type LaborRow = (Date, String, Option<Decimal>, Option<Decimal>);
+
+/// A team's daily sales total with the count of facts that had guests.
+type TeamSalesRow = (Date, String, Option<Decimal>, Option<Decimal>, Option<Decimal>, Option<i64>, i32);
+
+fn summed(row: TeamSalesRow) -> SummedSales {
+    let (date, block, food, beverage, other, guests, guest_facts) = row;
+    (date, block, food, beverage, other, guests.filter(|_| guest_facts > 0))
+}
+
 pub struct PgAnalyticsStore {
     db: Db,
 }
@@ -102,18 +115,44 @@ impl PgAnalyticsStore {
         let Some(goals) = scope_and_goals(conn, team, location).await? else {
             return Ok(None);
         };
+        // The two fact queries are independent: pipelined on the connection, one round trip.
+        let mut shared: &AsyncPgConnection = conn;
         let (sales, labor) = match location {
-            Some(location) => (
-                sales_query!(sales_facts::location_id.eq(location.0), team, week).load(conn).await,
-                labor_query!(schedule_shifts::location_id.eq(location.0), team, week).load(conn).await,
+            Some(location) => futures::try_join!(
+                sales_query!(sales_facts::location_id.eq(location.0), team, week).load::<SummedSales>(&mut shared),
+                labor_query!(schedule_shifts::location_id.eq(location.0), team, week).load::<LaborRow>(&mut shared),
             ),
-            None => (
-                sales_query!(sales_facts::location_id.eq(locations::id), team, week).load(conn).await,
-                labor_query!(schedule_shifts::location_id.eq(locations::id), team, week).load(conn).await,
+            // The whole team: its daily totals, kept by triggers (migration 000012).
+            None => futures::try_join!(
+                team_daily_sales::table
+                    .filter(team_daily_sales::team_id.eq(team.as_str()))
+                    .filter(team_daily_sales::date.between(week.start(), week.end()))
+                    .filter(team_daily_sales::facts.gt(0))
+                    .select((
+                        team_daily_sales::date,
+                        team_daily_sales::block,
+                        team_daily_sales::food.nullable(),
+                        team_daily_sales::beverage.nullable(),
+                        team_daily_sales::other.nullable(),
+                        team_daily_sales::guests.nullable(),
+                        team_daily_sales::guest_facts,
+                    ))
+                    .load::<TeamSalesRow>(&mut shared)
+                    .map_ok(|rows| rows.into_iter().map(summed).collect()),
+                team_daily_labor::table
+                    .filter(team_daily_labor::team_id.eq(team.as_str()))
+                    .filter(team_daily_labor::business_date.between(week.start(), week.end()))
+                    .filter(team_daily_labor::shifts.gt(0))
+                    .select((
+                        team_daily_labor::business_date,
+                        team_daily_labor::department,
+                        team_daily_labor::hours.nullable(),
+                        team_daily_labor::cost.nullable(),
+                    ))
+                    .load::<LaborRow>(&mut shared),
             ),
-        };
-        let sales: Vec<(Date, String, Option<Decimal>, Option<Decimal>, Option<Decimal>, Option<i64>)> = sales.map_err(store_error)?;
-        let labor: Vec<(Date, String, Option<Decimal>, Option<Decimal>)> = labor.map_err(store_error)?;
+        }
+        .map_err(store_error)?;
         Ok(Some(WeekData {
             sales: sales
                 .into_iter()
@@ -175,7 +214,12 @@ async fn scope_and_goals(
 
 #[async_trait]
 impl AnalyticsStore for PgAnalyticsStore {
-    async fn week(&self, team: &TeamId, location: Option<LocationId>, week: Week) -> Result<Option<WeekData>, StoreError> {
+    async fn week(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        week: Week,
+    ) -> Result<Option<WeekData>, StoreError> {
         let mut conn = self.db.conn().await?;
         Self::week_on(&mut conn, team, location, week).await
     }
@@ -233,7 +277,12 @@ impl AnalyticsStore for PgAnalyticsStore {
         Ok(written)
     }
 
-    async fn set_goals(&self, team: &TeamId, location: Option<LocationId>, goals: &[DayGoal]) -> Result<Option<()>, StoreError> {
+    async fn set_goals(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        goals: &[DayGoal],
+    ) -> Result<Option<()>, StoreError> {
         let mut conn = self.db.conn().await?;
         let location = location.map(|l| l.0);
         conn.transaction::<Option<()>, diesel::result::Error, _>(async |conn| {

@@ -192,6 +192,32 @@ diesel::table! {
     }
 }
 
+// Team-wide daily totals, kept by triggers on sales_facts and schedule_shifts (migration 000012).
+diesel::table! {
+    team_daily_sales (team_id, date, block) {
+        team_id -> Text,
+        date -> Date,
+        block -> Text,
+        facts -> Int4,
+        food -> Numeric,
+        beverage -> Numeric,
+        other -> Numeric,
+        guests -> Int8,
+        guest_facts -> Int4,
+    }
+}
+
+diesel::table! {
+    team_daily_labor (team_id, business_date, department) {
+        team_id -> Text,
+        business_date -> Date,
+        department -> Text,
+        shifts -> Int4,
+        hours -> Numeric,
+        cost -> Numeric,
+    }
+}
+
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(sales_facts -> locations (location_id));
 diesel::joinable!(schedule_shifts -> locations (location_id));

@@ -1,5 +1,6 @@
-//! An uncached optimization report costs a fixed number of database round trips, however many
-//! shifts and days the week holds.
+//! An uncached optimization report costs a fixed number of database statements and round trips,
+//! however many shifts and days the week holds: the scope and goals, then the two fact queries
+//! pipelined on the connection (three statements in two round trips).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -45,7 +46,7 @@ async fn seed(conn: &mut AsyncPgConnection, shifts_per_day: u32) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_uncached_report_costs_three_round_trips_whatever_the_data() {
+async fn an_uncached_report_costs_three_statements_whatever_the_data() {
     let database = TestDatabase::new().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     let week = Week::starting("weekOf", date!(2026 - 11 - 14)).unwrap();

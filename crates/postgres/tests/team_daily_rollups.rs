@@ -1,0 +1,160 @@
+//! The team-wide daily totals (migration 000012) always equal the totals computed from the facts and
+//! shifts themselves, through every kind of write: inserts, upserts, edits that move a row to another
+//! day or department, drafts, deletes, truncation and concurrent writers.
+
+use diesel::QueryableByName;
+use diesel::sql_types::Text;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use opsd_test_db::TestDatabase;
+
+const A: &str = "00000000-0000-7000-8000-00000000000a";
+const B: &str = "00000000-0000-7000-8000-00000000000b";
+const OTHER_TEAM: &str = "00000000-0000-7000-8000-00000000000c";
+
+#[derive(QueryableByName, Debug)]
+struct Difference {
+    #[diesel(sql_type = Text)]
+    row: String,
+}
+
+/// Rows of the rollups and of the recomputed totals that are not in both (empty when they agree).
+async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
+    let rows: Vec<Difference> = diesel::sql_query(
+        "WITH kept_sales AS (
+           SELECT team_id, date, block, food, beverage, other, CASE WHEN guest_facts > 0 THEN guests END AS guests
+           FROM team_daily_sales WHERE facts > 0),
+         true_sales AS (
+           SELECT l.team_id, s.date, s.block, sum(s.food) AS food, sum(s.beverage) AS beverage, sum(s.other) AS other,
+                  sum(s.guests) AS guests
+           FROM sales_facts s JOIN locations l ON l.id = s.location_id GROUP BY 1, 2, 3),
+         kept_labor AS (
+           SELECT team_id, business_date, department, hours, cost FROM team_daily_labor WHERE shifts > 0),
+         true_labor AS (
+           SELECT l.team_id, s.business_date, s.department, sum(s.hours_worked) AS hours,
+                  sum(s.hours_worked * s.hourly_wage) AS cost
+           FROM schedule_shifts s JOIN locations l ON l.id = s.location_id WHERE NOT s.is_draft GROUP BY 1, 2, 3)
+         SELECT 'sales kept ' || x::text AS row FROM (SELECT * FROM kept_sales EXCEPT SELECT * FROM true_sales) x
+         UNION ALL SELECT 'sales true ' || x::text FROM (SELECT * FROM true_sales EXCEPT SELECT * FROM kept_sales) x
+         UNION ALL SELECT 'labor kept ' || x::text FROM (SELECT * FROM kept_labor EXCEPT SELECT * FROM true_labor) x
+         UNION ALL SELECT 'labor true ' || x::text FROM (SELECT * FROM true_labor EXCEPT SELECT * FROM kept_labor) x",
+    )
+    .load(conn)
+    .await
+    .unwrap();
+    rows.into_iter().map(|d| d.row).collect()
+}
+
+async fn count(conn: &mut AsyncPgConnection, table: &str) -> usize {
+    #[derive(QueryableByName)]
+    struct Rows {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let rows: Rows = diesel::sql_query(format!("SELECT count(*) AS n FROM {table}")).get_result(conn).await.unwrap();
+    rows.n as usize
+}
+
+fn shifts(location: &str, prefix: &str, days: u32, per_day: u32, draft_every: u32) -> String {
+    format!(
+        "INSERT INTO schedule_shifts (id, location_id, provider_shift_id, business_date, employee_name, employee_key, role,
+             department, daypart, start_at, end_at, hours_worked, hourly_wage, is_draft, synced_at)
+           SELECT gen_random_uuid(), '{location}', '{prefix}-' || d::date || '-' || n, d::date, 'E', 'k', 'Server',
+             (ARRAY['FOH','BOH','Other'])[1 + n % 3], 'Lunch', d + interval '10 hours', d + interval '16 hours',
+             5.75 + n % 4, 15.25 + n % 7, n % {draft_every} = 0, now()
+           FROM generate_series('2026-11-14'::date, '2026-11-14'::date + {days} - 1, '1 day') d, generate_series(1, {per_day}) n
+         ON CONFLICT (location_id, provider_shift_id) DO UPDATE SET hours_worked = excluded.hours_worked + 1,
+             is_draft = NOT schedule_shifts.is_draft;"
+    )
+}
+
+fn sales(location: &str, days: u32, food: &str, guests: &str) -> String {
+    format!(
+        "INSERT INTO sales_facts (location_id, date, block, food, beverage, other, guests)
+           SELECT '{location}', d::date, b, {food}, 20.10, 5, {guests}
+           FROM generate_series('2026-11-14'::date, '2026-11-14'::date + {days} - 1, '1 day') d,
+                unnest(ARRAY['Lunch','Dinner','LateNight']) b
+         ON CONFLICT (location_id, date, block) DO UPDATE SET food = excluded.food, guests = excluded.guests;"
+    )
+}
+
+async fn seeded() -> (TestDatabase, AsyncPgConnection) {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    conn.batch_execute(&format!(
+        "INSERT INTO teams (id) VALUES ('org_1'), ('org_2');
+         INSERT INTO locations (id, team_id, name, slug, timezone) VALUES
+           ('{A}', 'org_1', 'A', 'a', 'UTC'), ('{B}', 'org_1', 'B', 'b', 'UTC'), ('{OTHER_TEAM}', 'org_2', 'C', 'c', 'UTC');"
+    ))
+    .await
+    .unwrap();
+    (database, conn)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_totals_follow_every_kind_of_write() {
+    let (_database, mut conn) = seeded().await;
+    let steps = [
+        // Inserts, with drafts left out of labor.
+        shifts(A, "p", 7, 5, 4),
+        shifts(B, "p", 5, 3, 3),
+        shifts(OTHER_TEAM, "p", 7, 2, 5),
+        sales(A, 7, "100.25", "40"),
+        sales(B, 3, "80", "NULL"),
+        sales(OTHER_TEAM, 7, "10", "3"),
+        // Upserts that update existing rows: more hours, drafts flipped both ways; new guests.
+        shifts(A, "p", 9, 6, 4),
+        sales(B, 5, "81.50", "CASE WHEN b = 'Lunch' THEN 12 END"),
+        // Edits that move rows to another day and department, and a wage change.
+        format!(
+            "UPDATE schedule_shifts SET business_date = business_date + 1, department = 'BOH' WHERE location_id = '{A}' AND department = 'FOH'"
+        ),
+        format!("UPDATE schedule_shifts SET hourly_wage = hourly_wage * 2 WHERE location_id = '{B}'"),
+        format!("UPDATE sales_facts SET date = date + 30 WHERE location_id = '{A}' AND block = 'LateNight'"),
+        // Deletes: some rows, then a whole location's day.
+        format!("DELETE FROM schedule_shifts WHERE location_id = '{B}' AND business_date = '2026-11-15'"),
+        format!("DELETE FROM sales_facts WHERE location_id = '{A}' AND date = '2026-11-16'"),
+        "DELETE FROM schedule_shifts WHERE is_draft".to_owned(),
+    ];
+    for (index, step) in steps.iter().enumerate() {
+        conn.batch_execute(step).await.unwrap();
+        assert_eq!(differences(&mut conn).await, Vec::<String>::new(), "after step {index}: {step}");
+    }
+    assert!(count(&mut conn, "team_daily_labor WHERE shifts > 0").await > 10);
+
+    // Deleting every row leaves only zero totals, which readers skip.
+    conn.batch_execute("DELETE FROM schedule_shifts; DELETE FROM sales_facts").await.unwrap();
+    assert_eq!(count(&mut conn, "team_daily_labor WHERE shifts <> 0 OR hours <> 0 OR cost <> 0").await, 0);
+    assert_eq!(count(&mut conn, "team_daily_sales WHERE facts <> 0 OR food <> 0 OR guest_facts <> 0").await, 0);
+
+    conn.batch_execute(&(shifts(A, "t", 3, 2, 9) + &sales(A, 3, "1", "1"))).await.unwrap();
+    conn.batch_execute("TRUNCATE schedule_shifts, sales_facts").await.unwrap();
+    assert_eq!(count(&mut conn, "team_daily_labor").await + count(&mut conn, "team_daily_sales").await, 0);
+
+    // A team's deletion takes its totals with it.
+    conn.batch_execute(&(shifts(A, "u", 2, 2, 9) + &sales(A, 2, "1", "1") + "DELETE FROM teams WHERE id = 'org_1'"))
+        .await
+        .unwrap();
+    assert_eq!(count(&mut conn, "team_daily_labor").await + count(&mut conn, "team_daily_sales").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_writers_of_one_team_and_day_lose_nothing() {
+    let (database, mut conn) = seeded().await;
+    // Eight transactions, two locations, the same days: each first total is raced for.
+    let writers = (0..8).map(|n| {
+        let url = database.url().to_owned();
+        async move {
+            let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+            let location = if n % 2 == 0 { A } else { B };
+            let step = format!(
+                "BEGIN; {} {} COMMIT;",
+                shifts(location, &format!("w{n}"), 4, 25, 7),
+                sales(location, 4, &format!("{n}.5"), "2")
+            );
+            conn.batch_execute(&step).await.unwrap();
+        }
+    });
+    futures::future::join_all(writers).await;
+    assert_eq!(differences(&mut conn).await, Vec::<String>::new());
+    assert_eq!(count(&mut conn, "schedule_shifts").await, 8 * 4 * 25);
+}

@@ -1,0 +1,15 @@
+DROP TRIGGER team_daily_labor_truncate ON schedule_shifts;
+DROP TRIGGER team_daily_labor_delete ON schedule_shifts;
+DROP TRIGGER team_daily_labor_update ON schedule_shifts;
+DROP TRIGGER team_daily_labor_insert ON schedule_shifts;
+DROP TRIGGER team_daily_sales_truncate ON sales_facts;
+DROP TRIGGER team_daily_sales_delete ON sales_facts;
+DROP TRIGGER team_daily_sales_update ON sales_facts;
+DROP TRIGGER team_daily_sales_insert ON sales_facts;
+DROP FUNCTION team_daily_labor_clear();
+DROP FUNCTION team_daily_sales_clear();
+DROP FUNCTION team_daily_labor_apply();
+DROP FUNCTION team_daily_sales_apply();
+DROP FUNCTION rollup_deltas(TEXT);
+DROP TABLE team_daily_labor;
+DROP TABLE team_daily_sales;
