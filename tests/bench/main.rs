@@ -22,9 +22,18 @@ async fn main() {
     println!("web push: one user with 200 subscriptions in {sends:.3} s = {:.0} sends/s", 200.0 / sends);
 
     let (sweep, update) = sweep_seconds().await;
-    println!("coupon expiry: sweep of 100,000 due reservations in {sweep:.2} s = {:.0} reservations/s", 100_000.0 / sweep);
-    println!("coupon expiry: one plain UPDATE of 100,000 rows in {update:.2} s = {:.0} rows/s", 100_000.0 / update);
-    println!("coupon expiry: the sweep reaches {:.0}% of the plain UPDATE's rate (target at least 25%)", 100.0 * update / sweep);
+    println!(
+        "coupon expiry (best of 3): sweep of 100,000 due reservations in {sweep:.2} s = {:.0} reservations/s",
+        100_000.0 / sweep
+    );
+    println!(
+        "coupon expiry (best of 3): one plain UPDATE of 100,000 rows in {update:.2} s = {:.0} rows/s",
+        100_000.0 / update
+    );
+    println!(
+        "coupon expiry: the sweep reaches {:.0}% of the plain UPDATE's rate (target at least 25%)",
+        100.0 * update / sweep
+    );
 
     assert!(large / small <= 2.5, "the sync is not linear");
     assert!(update / sweep >= 0.25, "the sweep is below a quarter of the physical limit");
@@ -63,7 +72,15 @@ async fn sync_seconds(per_location: i64) -> f64 {
         provider.fake.set_shifts(&provider_id, shifts);
     }
     let started = Instant::now();
-    let report: serde_json::Value = app.get("/cron/sync-schedule-from-7shifts").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let report: serde_json::Value = app
+        .get("/cron/sync-schedule-from-7shifts")
+        .bearer_auth(CRON_SECRET)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let seconds = started.elapsed().as_secs_f64();
     assert_eq!(report["inserted"], 20 * per_location, "{report}");
     seconds
@@ -100,33 +117,50 @@ async fn push_seconds() -> f64 {
     seconds
 }
 
+/// Best of three alternating runs of the sweep and of one plain `UPDATE`, each on 100,000 fresh due
+/// reservations shaped like the service's own: UUIDv7 ids (`Uuid::now_v7()` at reservation time),
+/// due half a millisecond apart (the oldest 55 s ago, inside the health gate's bound), and the
+/// table vacuumed as autovacuum keeps a live one.
 async fn sweep_seconds() -> (f64, f64) {
     let app = TestApp::spawn().await;
     let location = app.create_location("org_bench", "bench").await;
     let pg = app.pg().await;
-    let seed = |offer: &str| {
-        format!(
-            "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at)
-               VALUES ('{offer}', 'org_bench', '{location}', 'Bench', 100000, 100000, now());
-             INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
-               SELECT gen_random_uuid(), '{offer}', 'g' || n, 'active', now() - interval '30 seconds', now()
-               FROM generate_series(1, 100000) n;
-             ANALYZE coupon_reservations;"
-        )
-    };
-    pg.batch_execute(&seed("00000000-0000-7000-8000-0000000000b1")).await.unwrap();
-    let started = Instant::now();
-    let report: serde_json::Value = app.get("/cron/expire-coupons").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
-    let sweep = started.elapsed().as_secs_f64();
-    assert_eq!(report["expired"], 100_000, "{report}");
+    pg.batch_execute(&format!(
+        "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at)
+           VALUES ('00000000-0000-7000-8000-0000000000b1', 'org_bench', '{location}', 'Bench', 100000, 0, now())"
+    ))
+    .await
+    .unwrap();
+    let seed = "UPDATE coupon_offers SET held = 100000;
+         INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
+           SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+                    PLACING substring(int8send((extract(epoch FROM t) * 1000)::bigint) FROM 3) FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid,
+                  '00000000-0000-7000-8000-0000000000b1', 'g' || n, 'active', t + interval '10 minutes', t
+           FROM generate_series(1, 100000) n,
+                LATERAL (SELECT now() - interval '10 minutes 5 seconds' - (100000 - n) * interval '500 microseconds' AS t) s;";
+    let reset = "TRUNCATE coupon_reservations, coupon_expiry_events; UPDATE coupon_offers SET held = 0";
+    let vacuum = "VACUUM ANALYZE coupon_reservations, coupon_expiry_events, coupon_offers";
+    let (mut sweep, mut update) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        pg.batch_execute(reset).await.unwrap();
+        pg.batch_execute(seed).await.unwrap();
+        pg.batch_execute(vacuum).await.unwrap();
+        let started = Instant::now();
+        let report: serde_json::Value =
+            app.get("/cron/expire-coupons").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+        sweep = sweep.min(started.elapsed().as_secs_f64());
+        assert_eq!((report["expired"].as_u64(), report["status"].as_str()), (Some(100_000), Some("ok")), "{report}");
 
-    pg.batch_execute(&seed("00000000-0000-7000-8000-0000000000b2")).await.unwrap();
-    let started = Instant::now();
-    let updated = pg
-        .execute("UPDATE coupon_reservations SET state = 'expired', expired_at = now() WHERE state = 'active' AND expires_at <= now()", &[])
-        .await
-        .unwrap();
-    let update = started.elapsed().as_secs_f64();
-    assert_eq!(updated, 100_000);
+        pg.batch_execute(reset).await.unwrap();
+        pg.batch_execute(seed).await.unwrap();
+        pg.batch_execute(vacuum).await.unwrap();
+        let started = Instant::now();
+        let updated = pg
+            .execute("UPDATE coupon_reservations SET state = 'expired', expired_at = now() WHERE state = 'active' AND expires_at <= now()", &[])
+            .await
+            .unwrap();
+        update = update.min(started.elapsed().as_secs_f64());
+        assert_eq!(updated, 100_000);
+    }
     (sweep, update)
 }

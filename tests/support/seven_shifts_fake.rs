@@ -1,6 +1,7 @@
 //! A local 7shifts v2 API: shifts per location (published and draft listings, cursor pages of two),
 //! users, roles and departments, with failures to inject per location.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -74,14 +75,14 @@ impl Fake7Shifts {
     }
 }
 
-fn page(items: Vec<Value>, request: &Request, page_size: usize) -> ResponseTemplate {
+fn page<V: Borrow<Value>>(items: &[V], request: &Request, page_size: usize) -> ResponseTemplate {
     let query: HashMap<String, String> = request.url.query_pairs().into_owned().collect();
     let start: usize = query.get("cursor").and_then(|c| c.parse().ok()).unwrap_or(0);
     let limit: usize = query.get("limit").and_then(|l| l.parse().ok()).unwrap_or(100);
     let end = (start + limit.min(page_size)).min(items.len());
     let next = if end < items.len() { json!(end.to_string()) } else { Value::Null };
     ResponseTemplate::new(200).set_body_json(json!({
-        "data": items[start..end], "meta": { "cursor": { "current": null, "prev": null, "next": next, "count": items.len() } },
+        "data": items[start..end].iter().map(Borrow::borrow).collect::<Vec<&Value>>(), "meta": { "cursor": { "current": null, "prev": null, "next": next, "count": items.len() } },
     }))
 }
 
@@ -103,18 +104,16 @@ impl Respond for Fake7Shifts {
                     return ResponseTemplate::new(*status).set_body_string("{\"error\":\"internal\"}");
                 }
                 let drafts = query.get("draft").is_some_and(|d| d == "true");
-                let items = state
+                // References only: cloning every shift for each page made the fake quadratic.
+                let items: Vec<&Value> = state
                     .shifts
                     .get(&location)
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|s| s["draft"].as_bool() == Some(drafts))
-                    .collect();
-                page(items, request, size)
+                    .map(|shifts| shifts.iter().filter(|s| s["draft"].as_bool() == Some(drafts)).collect())
+                    .unwrap_or_default();
+                page(&items, request, size)
             }
             "users" => page(
-                vec![
+                &[
                     json!({ "id": 7, "first_name": "Ana", "last_name": "Ruiz", "active": true, "type": "employee" }),
                     json!({ "id": 8, "first_name": "Ben", "last_name": "Cole", "active": true, "type": "employee" }),
                 ],
@@ -122,12 +121,15 @@ impl Respond for Fake7Shifts {
                 size,
             ),
             "departments" => page(
-                vec![json!({ "id": 11, "name": "FOH", "location_id": 100 }), json!({ "id": 12, "name": "Kitchen", "location_id": 100 })],
+                &[
+                    json!({ "id": 11, "name": "FOH", "location_id": 100 }),
+                    json!({ "id": 12, "name": "Kitchen", "location_id": 100 }),
+                ],
                 request,
                 size,
             ),
             "roles" => page(
-                vec![
+                &[
                     json!({ "id": 3, "name": "Server", "department_id": 11, "location_id": 100 }),
                     json!({ "id": 4, "name": "Line Cook", "department_id": 12, "location_id": 100 }),
                 ],
