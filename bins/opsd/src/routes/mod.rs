@@ -50,6 +50,9 @@ pub use setup::{
 };
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    // Static paths first: actix tries resources in order, and each one with a `{segment}` costs a
+    // regular-expression match (also for the metrics' route pattern), so the hot static routes
+    // should not pay for them. No static path here can match a dynamic pattern.
     cfg.service(resource("/health/live", "GET").route(web::get().to(health::live)))
         .service(resource("/health/ready", "GET").route(web::get().to(health::ready)))
         .service(resource("/metrics", "GET").route(web::get().to(health::metrics)))
@@ -64,17 +67,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(incidents::report)),
         )
         .service(
-            resource("/api/incidents/{id}", "GET, PATCH")
-                .route(web::get().to(incidents::get))
-                .route(web::patch().to(incidents::change_status)),
-        )
-        .service(resource("/api/incidents/{id}/comments", "POST").route(web::post().to(incidents::comment)))
-        .service(
             resource("/api/contacts", "GET, POST")
                 .route(web::get().to(incidents::contacts))
                 .route(web::post().to(incidents::add_contact)),
         )
-        .service(resource("/api/contacts/{id}", "DELETE").route(web::delete().to(incidents::remove_contact)))
         .service(
             resource("/api/reports/shift", "GET, POST")
                 .route(web::get().to(reports::shift_reports))
@@ -107,9 +103,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(analytics::ingest_sales)),
         )
         .service(resource("/api/coupons/offers", "POST").route(web::post().to(coupons::create_offer)))
-        .service(resource("/api/coupons/offers/{id}", "GET").route(web::get().to(coupons::offer)))
-        .service(resource("/api/coupons/reservations/{id}", "GET").route(web::get().to(coupons::reservation)))
-        .service(resource("/api/coupons/reservations/{id}/redeem", "POST").route(web::post().to(coupons::redeem)))
         .service(resource("/cron/expire-coupons", "GET").route(web::get().to(coupons::expire_coupons)))
         .service(resource("/api/automation/coupons", "POST").route(web::post().to(coupons::automation)))
         .service(
@@ -121,7 +114,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/api/push/vapid-public-key", "GET").route(web::get().to(push::vapid_public_key)))
         .service(resource("/cron/sync-schedule-from-7shifts", "GET").route(web::get().to(schedule::sync_schedule)))
         .service(resource("/cron/sync-7shifts-roles", "GET").route(web::get().to(schedule::sync_roles)))
-        .service(resource("/api/schedule/{location_slug}", "GET").route(web::get().to(schedule::view)))
         .service(resource("/cron/report-reminder", "GET").route(web::get().to(nudges::report_reminder)))
         .service(resource("/cron/check-compliance", "GET").route(web::get().to(nudges::check_compliance)))
         .service(resource("/cron/aggregate-heroes", "GET").route(web::get().to(nudges::aggregate_heroes)))
@@ -133,6 +125,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .service(resource("/api/assistant/chat", "POST").route(web::post().to(assistant::chat)))
         .service(resource("/api/webhooks/identity", "POST").route(web::post().to(webhooks::identity)))
+        .service(
+            resource("/api/incidents/{id}", "GET, PATCH")
+                .route(web::get().to(incidents::get))
+                .route(web::patch().to(incidents::change_status)),
+        )
+        .service(resource("/api/incidents/{id}/comments", "POST").route(web::post().to(incidents::comment)))
+        .service(resource("/api/contacts/{id}", "DELETE").route(web::delete().to(incidents::remove_contact)))
+        .service(resource("/api/coupons/offers/{id}", "GET").route(web::get().to(coupons::offer)))
+        .service(resource("/api/coupons/reservations/{id}", "GET").route(web::get().to(coupons::reservation)))
+        .service(resource("/api/coupons/reservations/{id}/redeem", "POST").route(web::post().to(coupons::redeem)))
+        .service(resource("/api/schedule/{location_slug}", "GET").route(web::get().to(schedule::view)))
         .default_service(web::to(not_found));
 }
 
