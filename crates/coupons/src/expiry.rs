@@ -5,7 +5,7 @@ use opsd_core::{Clock, StoreError};
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::ports::{ExpiryStore, SweepKey};
+use crate::ports::{BatchOutcome, ExpiryStore, SweepKey};
 
 /// Reservations per claim.
 pub const BATCH_SIZE: u32 = 100;
@@ -60,11 +60,11 @@ impl ExpirySweep {
         let ends = bounds.iter().copied().map(Some).chain(std::iter::once(None));
         let batches_per_range = MAX_BATCHES / (bounds.len() as u32 + 1);
         let ranges = starts.zip(ends).map(|(after, until)| self.sweep_range(after, until, batches_per_range));
-        let mut total = RangeTotals::default();
-        for range in futures::future::try_join_all(ranges).await? {
-            total.add(&range);
+        let mut total = SweepTotals::default();
+        for batch in futures::future::try_join_all(ranges).await?.iter().flatten() {
+            total.add(batch);
         }
-        let RangeTotals { expired, ignored, accepted, duplicates, max_lag } = total;
+        let SweepTotals { expired, ignored, accepted, duplicates, max_lag } = total;
         let health = self.store.health(self.clock.now()).await?;
         let lag = max_lag.max(health.oldest_due_lag_seconds.unwrap_or(0.0));
         let healthy = health.reconciliation_delta == 0 && lag <= EXPIRY_LAG_BOUND_SECONDS;
@@ -90,26 +90,22 @@ impl ExpirySweep {
         mut after: Option<SweepKey>,
         until: Option<SweepKey>,
         max_batches: u32,
-    ) -> Result<RangeTotals, StoreError> {
-        let mut totals = RangeTotals::default();
+    ) -> Result<Vec<BatchOutcome>, StoreError> {
+        let mut batches = Vec::new();
         for _ in 0..max_batches {
             let batch = self.store.expire_batch(self.clock.now(), BATCH_SIZE, after, until).await?;
             after = batch.last;
-            totals.expired += batch.expired;
-            totals.ignored += batch.candidates - batch.expired;
-            totals.accepted += batch.accepted_events;
-            totals.duplicates += batch.duplicate_events;
-            totals.max_lag = totals.max_lag.max(batch.max_lag_seconds.unwrap_or(0.0));
+            batches.push(batch);
             if batch.candidates < u64::from(BATCH_SIZE) {
                 break;
             }
         }
-        Ok(totals)
+        Ok(batches)
     }
 }
 
 #[derive(Debug, Default)]
-struct RangeTotals {
+struct SweepTotals {
     expired: u64,
     ignored: u64,
     accepted: u64,
@@ -117,13 +113,13 @@ struct RangeTotals {
     max_lag: f64,
 }
 
-impl RangeTotals {
-    fn add(&mut self, other: &RangeTotals) {
-        self.expired += other.expired;
-        self.ignored += other.ignored;
-        self.accepted += other.accepted;
-        self.duplicates += other.duplicates;
-        self.max_lag = self.max_lag.max(other.max_lag);
+impl SweepTotals {
+    fn add(&mut self, batch: &BatchOutcome) {
+        self.expired += batch.expired;
+        self.ignored += batch.candidates - batch.expired;
+        self.accepted += batch.accepted_events;
+        self.duplicates += batch.duplicate_events;
+        self.max_lag = self.max_lag.max(batch.max_lag_seconds.unwrap_or(0.0));
     }
 }
 
@@ -133,7 +129,7 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::ports::{BatchOutcome, ExpiryHealth, MockExpiryStore};
+    use crate::ports::{ExpiryHealth, MockExpiryStore};
 
     fn clock() -> Arc<MockClock> {
         let mut clock = MockClock::new();
