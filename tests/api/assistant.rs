@@ -112,11 +112,25 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
     let stored: Vec<(String, String)> = app.pg().await.query("SELECT role, content FROM assistant_messages ORDER BY created_at, id", &[]).await.unwrap().iter().map(|r| (r.get(0), r.get(1))).collect();
     assert_eq!(stored, [("user".into(), "How many open incidents do we have?".into()), ("assistant".into(), "You have one open incident.".into())]);
 
-    let mut follow_up = question();
-    follow_up["threadId"] = json!(thread);
+    // Only the new message: the provider still gets the earlier exchange, from the stored thread.
+    let follow_up = json!({ "threadId": thread, "messages": [{ "role": "user", "content": "Where is it?" }] });
     let again = chat(&app, &follow_up).await;
     assert_eq!(again.headers()["x-thread-id"], thread.as_str());
     again.text().await.unwrap();
+    let requests = provider.received_requests().await.unwrap();
+    let continued: Value = serde_json::from_slice(&requests[2].body).unwrap();
+    let said: Vec<(String, String)> = continued["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap().to_owned(), m["content"].as_str().unwrap_or("").to_owned()))
+        .collect();
+    assert_eq!(said[1..], [
+        ("user".to_owned(), "How many open incidents do we have?".to_owned()),
+        ("assistant".to_owned(), "You have one open incident.".to_owned()),
+        ("user".to_owned(), "Where is it?".to_owned()),
+    ]);
+    assert_eq!(said[0].0, "system");
     let other = app.post("/api/assistant/chat").bearer_auth(app.tokens.member("user_2", "org_1")).json(&follow_up).send().await.unwrap();
     problem(other, 404, "not_found").await;
 }

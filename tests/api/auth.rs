@@ -72,6 +72,14 @@ async fn bad_tokens_are_401() {
     wrong_azp["azp"] = json!("https://evil.example");
     assert_rejected(&app, &tokens.sign(&wrong_azp), "wrong azp").await;
 
+    let mut no_issuer = valid.clone();
+    no_issuer.as_object_mut().unwrap().remove("iss");
+    assert_rejected(&app, &tokens.sign(&no_issuer), "no issuer while IDENTITY_ISSUER is set").await;
+
+    let mut no_azp = valid.clone();
+    no_azp.as_object_mut().unwrap().remove("azp");
+    assert_rejected(&app, &tokens.sign(&no_azp), "no azp while IDENTITY_AUTHORIZED_PARTIES is set").await;
+
     let mut no_exp = valid.clone();
     no_exp.as_object_mut().unwrap().remove("exp");
     assert_rejected(&app, &tokens.sign(&no_exp), "no exp").await;
@@ -86,6 +94,19 @@ async fn bad_tokens_are_401() {
     let basic = app.get("/api/locations").header("authorization", "Basic dXNlcjpwdw==").send().await.unwrap();
     problem(basic, 401, "unauthorized").await;
     assert_eq!(app.count("users").await, 0, "no rejected token wrote a user");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_issuer_or_parties_configured_those_claims_are_optional() {
+    let app = TestApp::spawn_with(|config| {
+        config.identity.issuer = None;
+        config.identity.authorized_parties = Vec::new();
+    })
+    .await;
+    let mut claims = app.tokens.claims("user_1", Some(("org_1", "admin")));
+    claims.as_object_mut().unwrap().remove("iss");
+    claims.as_object_mut().unwrap().remove("azp");
+    assert_eq!(list_with_token(&app, &app.tokens.sign(&claims)).await.status(), 200);
 }
 
 #[tokio::test(flavor = "multi_thread")]

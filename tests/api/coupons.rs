@@ -1,6 +1,7 @@
 use std::time::Duration;
 
-use opsd_tests::{COUPON_WEBHOOK_SECRET, CRON_SECRET, TestApp, problem, sign_webhook};
+use opsd_tests::push_fake::FakePushService;
+use opsd_tests::{APP_ORIGIN, COUPON_WEBHOOK_SECRET, CRON_SECRET, TestApp, problem, sign_webhook};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -314,13 +315,27 @@ async fn the_receiver_refuses_bad_signatures_and_bad_events_and_stores_nothing()
     assert_eq!(team.app.count("guest_events").await, 0);
 }
 
+/// Subscribes a device of `user` (with `role` in `team`) at the fake push service.
+async fn device(app: &TestApp, push: &FakePushService, user: &str, team: &str, role: &str, status: u16) -> String {
+    let subscriber = push.subscriber(status).await;
+    let cookie = format!("__session={}", app.tokens.sign(&app.tokens.claims(user, Some((team, role)))));
+    let body = json!({ "endpoint": subscriber.endpoint, "keys": { "p256dh": subscriber.p256dh, "auth": subscriber.auth } });
+    let response = app.post("/api/push/subscribe").header("cookie", cookie).header("origin", APP_ORIGIN).json(&body).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    subscriber.endpoint
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn only_low_feedback_with_a_durable_row_alerts_and_the_alert_is_private() {
+async fn only_low_feedback_with_a_durable_row_alerts_the_teams_admins_by_push_and_privately() {
     let chat = MockServer::start().await;
     Mock::given(method("POST")).respond_with(ResponseTemplate::new(200)).mount(&chat).await;
+    let push = FakePushService::start().await;
     let team = team().await;
     let settings = json!({ "chatWebhookUrl": format!("{}/hook", chat.uri()) });
     team.app.put("/api/team/settings").bearer_auth(&team.admin).json(&settings).send().await.unwrap();
+    let admin_device = device(&team.app, &push, "user_1", "org_1", "admin", 201).await;
+    device(&team.app, &push, "user_2", "org_1", "member", 201).await;
+    device(&team.app, &push, "user_3", "org_2", "admin", 201).await;
 
     let feedback = |id: &str, rating: i64| {
         team.event(&format!("evt_{id}"), "feedback.submitted", json!({ "feedbackId": id, "guestId": "guest-555-0101", "rating": rating, "comment": "the fries were cold" }))
@@ -338,31 +353,32 @@ async fn only_low_feedback_with_a_durable_row_alerts_and_the_alert_is_private() 
     team.deliver(&redelivered).await;
     assert_eq!(team.processed("evt_fb_low_again").await, "feedback_recorded");
 
-    let posts = chat.received_requests().await.unwrap();
-    assert_eq!(posts.len(), 1, "one alert");
-    let text = String::from_utf8(posts[0].body.clone()).unwrap();
+    assert_eq!(push.refused(), Vec::<String>::new());
+    let delivered = push.delivered();
+    assert_eq!(delivered.len(), 1, "one alert, to the admin's device only: not members, not other teams");
+    assert_eq!(delivered[0].endpoint, admin_device);
+    let text = delivered[0].payload.to_string();
     assert!(text.contains("1/5") && text.contains("downtown"), "{text}");
     for secret in ["cold", "guest-555-0101", "awful", "fb_low"] {
         assert!(!text.contains(secret), "the alert leaks {secret}: {text}");
     }
+    assert!(chat.received_requests().await.unwrap().is_empty(), "guest feedback stays out of the team chat");
     assert_eq!(team.app.count("guest_alerts").await, 1);
     let notified: bool = team.app.pg().await.query_one("SELECT notified_at IS NOT NULL FROM guest_alerts", &[]).await.unwrap().get(0);
     assert!(notified);
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_failing_chat_provider_undoes_nothing() {
-    let chat = MockServer::start().await;
-    Mock::given(method("POST")).respond_with(ResponseTemplate::new(503)).mount(&chat).await;
+async fn a_failing_push_service_undoes_nothing() {
+    let push = FakePushService::start().await;
     let team = team().await;
-    let settings = json!({ "chatWebhookUrl": format!("{}/hook", chat.uri()) });
-    team.app.put("/api/team/settings").bearer_auth(&team.admin).json(&settings).send().await.unwrap();
+    device(&team.app, &push, "user_1", "org_1", "admin", 503).await;
     let event = team.event("evt_fb", "feedback.submitted", json!({ "feedbackId": "fb_1", "guestId": "g", "rating": 2 }));
     team.deliver(&event).await;
     assert_eq!(team.processed("evt_fb").await, "alerted");
     let pg = team.app.pg().await;
     let row = pg.query_one("SELECT count(*), bool_and(notified_at IS NULL) FROM guest_alerts", &[]).await.unwrap();
-    assert_eq!((row.get::<_, i64>(0), row.get::<_, bool>(1)), (1, true));
+    assert_eq!((row.get::<_, i64>(0), row.get::<_, bool>(1)), (1, true), "recorded, not marked notified");
     assert_eq!(team.app.count("guest_feedback").await, 1);
 }
 

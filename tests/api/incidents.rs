@@ -21,6 +21,10 @@ fn incident(location: &str, extra: Value) -> Value {
 }
 
 impl Team {
+    async fn set_status(&self, id: &str, status: Value) -> reqwest::Response {
+        self.app.patch(&format!("/api/incidents/{id}")).bearer_auth(&self.token).json(&json!({ "status": status })).send().await.unwrap()
+    }
+
     async fn report(&self, body: &Value) -> reqwest::Response {
         self.app.post("/api/incidents").bearer_auth(&self.token).json(body).send().await.unwrap()
     }
@@ -93,6 +97,28 @@ async fn wrong_enums_are_rejected_by_field() {
     team.rejected(incident(&team.location, json!({ "contactMode": "maybe" })), "contactMode").await;
     team.rejected(json!({ "locationId": team.location, "type": "Injury", "severity": "high", "notes": "x", "serverity": "low" }), "serverity").await;
     team.rejected(incident("not-a-uuid", json!({})), "locationId").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn valid_json_of_the_wrong_type_on_an_enum_field_is_a_validation_error_naming_it() {
+    let team = team().await;
+    for (extra, field) in [
+        (json!({ "severity": ["high"] }), "severity"),
+        (json!({ "severity": 3 }), "severity"),
+        (json!({ "type": null }), "type"),
+        (json!({ "type": {} }), "type"),
+        (json!({ "contactMode": true }), "contactMode"),
+    ] {
+        team.rejected(incident(&team.location, extra), field).await;
+    }
+    let id = team.report_ok(json!({})).await["id"].as_str().unwrap().to_owned();
+    for status in [json!(3), json!(null), json!(["resolved"])] {
+        let response = team.set_status(&id, json!(status)).await;
+        assert_eq!(problem(response, 400, "validation_failed").await["errors"][0]["field"], "status", "{status}");
+    }
+    assert_eq!(team.app.count("incident_status_changes").await, 0);
+    let still: Value = team.app.get(&format!("/api/incidents/{id}")).bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+    assert_eq!(still["status"], "reported");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -181,14 +207,7 @@ async fn comments_and_status_changes_build_the_history() {
     assert_eq!((comment["incidentId"].as_str(), comment["authorId"].as_str()), (Some(id.as_str()), Some("user_1")));
 
     for status in ["investigating", "investigating", "resolved", "reported"] {
-        let response = team
-            .app
-            .patch(&format!("/api/incidents/{id}"))
-            .bearer_auth(&team.token)
-            .json(&json!({ "status": status }))
-            .send()
-            .await
-            .unwrap();
+        let response = team.set_status(&id, json!(status)).await;
         assert_eq!(response.status(), 200);
         assert_eq!(response.json::<Value>().await.unwrap()["status"], status);
     }
@@ -209,14 +228,7 @@ async fn comments_and_status_changes_build_the_history() {
 async fn bad_status_and_comment_bodies_are_rejected_and_write_nothing() {
     let team = team().await;
     let id = team.report_ok(json!({})).await["id"].as_str().unwrap().to_owned();
-    let bad_status = team
-        .app
-        .patch(&format!("/api/incidents/{id}"))
-        .bearer_auth(&team.token)
-        .json(&json!({ "status": "closed" }))
-        .send()
-        .await
-        .unwrap();
+    let bad_status = team.set_status(&id, json!("closed")).await;
     assert_eq!(problem(bad_status, 400, "validation_failed").await["errors"][0]["field"], "status");
     let empty = team
         .app
@@ -351,8 +363,8 @@ async fn the_prune_job_removes_only_contacts_deleted_longer_ago_than_the_retenti
 
     let run = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();
     assert_eq!(run.status(), 200);
-    assert!(run.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
-    assert_eq!(run.text().await.unwrap(), "ok: 1 contacts pruned");
+    assert_eq!(run.headers()["content-type"], "application/json");
+    assert_eq!(run.json::<Value>().await.unwrap(), json!({ "status": "ok", "pruned": 1 }));
     let remaining: Vec<String> = pg
         .query("SELECT id::text FROM contacts ORDER BY name", &[])
         .await
@@ -374,7 +386,7 @@ async fn the_prune_job_removes_only_contacts_deleted_longer_ago_than_the_retenti
     assert_eq!(detail["contactId"], Value::Null, "the incident stays, without its contact");
 
     let again = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();
-    assert_eq!(again.text().await.unwrap(), "ok: 0 contacts pruned");
+    assert_eq!(again.json::<Value>().await.unwrap(), json!({ "status": "ok", "pruned": 0 }));
     let runs = pg.query("SELECT status, summary FROM job_runs WHERE job = 'prune-soft-deleted-contacts'", &[]).await.unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0].get::<_, String>(0), "ok");
@@ -387,9 +399,9 @@ async fn an_overlapping_job_call_is_skipped() {
     let pg = team.app.pg().await;
     pg.execute("SELECT pg_advisory_lock(hashtextextended('prune-soft-deleted-contacts', 0))", &[]).await.unwrap();
     let run = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();
-    assert_eq!(run.text().await.unwrap(), "skipped: already running");
+    assert_eq!(run.json::<Value>().await.unwrap(), json!({ "status": "skipped" }));
     assert_eq!(team.app.count("job_runs").await, 0);
     pg.execute("SELECT pg_advisory_unlock(hashtextextended('prune-soft-deleted-contacts', 0))", &[]).await.unwrap();
     let run = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();
-    assert_eq!(run.text().await.unwrap(), "ok: 0 contacts pruned");
+    assert_eq!(run.json::<Value>().await.unwrap(), json!({ "status": "ok", "pruned": 0 }));
 }

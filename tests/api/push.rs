@@ -148,8 +148,27 @@ async fn only_safe_relative_urls_may_ride_a_notification() {
         let body = problem(send(&app, &token, &json!({ "url": bad })).await, 400, "validation_failed").await;
         assert_eq!(body["errors"][0]["field"], "url", "{bad:?}");
     }
-    let too_big = problem(send(&app, &token, &json!({ "body": "x".repeat(1001) })).await, 400, "validation_failed").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_3_kib_limit_is_on_the_encoded_payload_not_on_one_field() {
+    let app = TestApp::spawn().await;
+    let push = FakePushService::start().await;
+    let subscriber = push.subscriber(201).await;
+    subscribe(&app, &cookie(&app, "user_1", "org_1", "member"), &body_of(&subscriber)).await;
+    let token = app.tokens.member("user_1", "org_1");
+
+    let long = "x".repeat(2500);
+    let response = send(&app, &token, &json!({ "title": "Inventory", "body": long })).await;
+    assert_eq!(response.status(), 200, "a 2,500-character body fits in 3 KiB");
+    assert_eq!(push.delivered()[0].payload["body"], long.as_str());
+
+    // 3 KiB of JSON in all: the title's and url's bytes count as much as the body's.
+    let too_big = problem(send(&app, &token, &json!({ "title": "t".repeat(1000), "body": "x".repeat(2100) })).await, 400, "validation_failed").await;
     assert_eq!(too_big["errors"][0]["field"], "body");
+    let escaped = problem(send(&app, &token, &json!({ "body": "\"".repeat(1600) })).await, 400, "validation_failed").await;
+    assert_eq!(escaped["errors"][0]["field"], "body", "quotes count as their escapes");
+    assert_eq!(push.delivered().len(), 1, "nothing was sent for the refused payloads");
 }
 
 #[tokio::test(flavor = "multi_thread")]

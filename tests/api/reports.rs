@@ -85,6 +85,8 @@ async fn bad_shift_reports_name_their_field_and_write_nothing() {
     team.rejected(path, token, shift(loc, json!({ "date": day_after.to_string() })), "date").await;
     team.rejected(path, token, shift(loc, json!({ "date": "2026-02-30" })), "date").await;
     team.rejected(path, token, shift(loc, json!({ "shift": "night" })), "shift").await;
+    team.rejected(path, token, shift(loc, json!({ "shift": ["evening"] })), "shift").await;
+    team.rejected(path, token, shift(loc, json!({ "shift": null })), "shift").await;
     team.rejected(path, token, shift(loc, json!({ "hero": "x".repeat(101) })), "hero").await;
     let foreign = team.app.create_location("org_2", "uptown").await;
     team.rejected(path, token, shift(&foreign, json!({})), "locationId").await;

@@ -75,9 +75,9 @@ async fn sync_inserts_then_changes_nothing_then_follows_edits_and_removals() {
     assert_eq!(roles, json!({ "status": "ok", "inserted": 2, "updated": 0, "unchanged": 0 }));
     setup.standard_week();
 
-    assert_eq!(setup.sync().await, json!({ "status": "ok", "inserted": 5, "updated": 0, "deleted": 0, "unchanged": 0, "failedLocations": 0 }));
+    assert_eq!(setup.sync().await, json!({ "status": "ok", "inserted": 5, "updated": 0, "deleted": 0, "unchanged": 0, "failedLocations": [] }));
     let synced_at: Vec<String> = setup.app.pg().await.query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(setup.sync().await, json!({ "status": "ok", "inserted": 0, "updated": 0, "deleted": 0, "unchanged": 5, "failedLocations": 0 }));
+    assert_eq!(setup.sync().await, json!({ "status": "ok", "inserted": 0, "updated": 0, "deleted": 0, "unchanged": 5, "failedLocations": [] }));
     let again: Vec<String> = setup.app.pg().await.query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(synced_at, again, "an unchanged sync writes nothing");
 
@@ -110,7 +110,11 @@ async fn a_failing_location_is_left_untouched_and_the_run_is_partial() {
     setup.provider.fake.set_shifts("100", vec![shift(1, 7, 3, &at(0, "16:00:00"), &at(0, "22:00:00"), 1650, false)]);
     let report = setup.sync().await;
     assert_eq!(report["status"], "partial");
-    assert_eq!(report["failedLocations"], 1);
+    assert_eq!(
+        report["failedLocations"],
+        json!([{ "locationId": setup.uptown, "slug": "uptown", "reason": "provider_5xx" }]),
+        "which location failed and why, never the provider's text"
+    );
     let uptown: i64 = setup.app.pg().await.query_one("SELECT count(*) FROM schedule_shifts WHERE location_id = $1::text::uuid", &[&setup.uptown]).await.unwrap().get(0);
     assert_eq!(uptown, 1, "the failing location kept its shift");
     let runs: Vec<String> = setup.app.pg().await.query("SELECT status FROM job_runs WHERE job = 'sync-schedule-from-7shifts' ORDER BY started_at", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();

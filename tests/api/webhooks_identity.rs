@@ -235,8 +235,118 @@ async fn a_signed_event_missing_its_data_is_400_and_stores_nothing() {
     let app = TestApp::spawn().await;
     let body = br#"{"type":"user.updated","data":{"first_name":"NoId"}}"#;
     problem(deliver(&app, "msg_1", body).await, 400, "validation_failed").await;
-    problem(deliver(&app, "msg_2", b"{not json").await, 400, "validation_failed").await;
     assert_eq!(app.count("webhook_deliveries").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_signed_body_that_is_not_json_is_malformed_json_and_stores_nothing() {
+    let app = TestApp::spawn().await;
+    for body in [&b"{not json"[..], b"", b"\xff\xfe", br#"{"type":"user.deleted""#] {
+        problem(deliver(&app, &format!("msg_{}", body.len()), body).await, 400, "malformed_json").await;
+    }
+    // Unsigned garbage is still refused by its signature first.
+    let forged = deliver_with(&app, "svix-", "msg_x", now(), "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", b"{not json").await;
+    problem(forged, 401, "unauthorized").await;
+    assert_eq!(app.count("webhook_deliveries").await, 0);
+}
+
+fn membership_event(kind: &str, team: &str, user: &str, role: &str, updated_at: i64) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "data": {
+            "created_at": 1_654_013_202_977i64, "id": format!("orgmem_{user}_{team}"), "object": "organization_membership",
+            "organization": { "id": team, "name": "Acme", "object": "organization", "slug": "acme", "created_at": 1, "updated_at": 1, "public_metadata": {} },
+            "public_user_data": { "user_id": user, "identifier": format!("{user}@example.com"), "first_name": null, "last_name": null, "image_url": "" },
+            "role": role, "updated_at": updated_at, "public_metadata": {}, "private_metadata": {},
+        },
+        "event_attributes": { "http_request": { "client_ip": "", "user_agent": "" } },
+        "instance_id": "ins_test", "object": "event", "timestamp": updated_at, "type": kind,
+    }))
+    .unwrap()
+}
+
+async fn role_of(app: &TestApp, user: &str, team: &str) -> Option<String> {
+    app.pg()
+        .await
+        .query_opt("SELECT role FROM memberships WHERE user_id = $1 AND team_id = $2", &[&user, &team])
+        .await
+        .unwrap()
+        .map(|row| row.get(0))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn organization_membership_events_keep_memberships_in_step() {
+    let app = TestApp::spawn().await;
+    let ms = now() * 1000;
+    let created = membership_event("organizationMembership.created", "org_1", "user_a", "org:admin", ms);
+    assert_eq!(deliver(&app, "msg_1", &created).await.status(), 200);
+    assert_eq!(role_of(&app, "user_a", "org_1").await.as_deref(), Some("admin"));
+    assert_eq!(deliver(&app, "msg_1", &created).await.status(), 200, "a redelivery is 200");
+
+    let demoted = membership_event("organizationMembership.updated", "org_1", "user_a", "org:member", ms + 10);
+    deliver(&app, "msg_2", &demoted).await;
+    assert_eq!(role_of(&app, "user_a", "org_1").await.as_deref(), Some("member"));
+    let stale = membership_event("organizationMembership.updated", "org_1", "user_a", "org:admin", ms + 5);
+    deliver(&app, "msg_3", &stale).await;
+    assert_eq!(role_of(&app, "user_a", "org_1").await.as_deref(), Some("member"), "an older event does not win");
+
+    deliver(&app, "msg_4", &membership_event("organizationMembership.deleted", "org_1", "user_a", "org:member", ms + 20)).await;
+    assert_eq!(role_of(&app, "user_a", "org_1").await, None);
+    deliver(&app, "msg_5", &membership_event("organizationMembership.created", "org_1", "user_a", "org:member", ms + 15)).await;
+    assert_eq!(role_of(&app, "user_a", "org_1").await, None, "a late, older grant does not undo the removal");
+    deliver(&app, "msg_6", &membership_event("organizationMembership.created", "org_1", "user_a", "org:member", ms + 30)).await;
+    assert_eq!(role_of(&app, "user_a", "org_1").await.as_deref(), Some("member"), "invited back later");
+
+    // The organization goes: its memberships go, its data stays.
+    let location = app.create_location("org_1", "downtown").await;
+    let admin = app.tokens.admin("user_b", "org_1");
+    assert_eq!(app.get("/api/locations").bearer_auth(&admin).send().await.unwrap().status(), 200);
+    let org_deleted = br#"{"data":{"deleted":true,"id":"org_1","object":"organization"},"object":"event","type":"organization.deleted"}"#;
+    assert_eq!(deliver(&app, "msg_7", org_deleted).await.status(), 200);
+    assert_eq!(app.count("memberships").await, 0);
+    let kept: i64 = app.pg().await.query_one("SELECT count(*) FROM locations WHERE id = $1::text::uuid", &[&location]).await.unwrap().get(0);
+    assert_eq!(kept, 1, "the team's data stays");
+    problem(app.get("/api/locations").bearer_auth(&admin).send().await.unwrap(), 403, "forbidden").await;
+    assert_eq!(app.count("memberships").await, 0, "the old token did not re-create the membership");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_removed_member_gets_no_announcement_cannot_be_targeted_and_their_old_token_is_403() {
+    use opsd_tests::push_fake::FakePushService;
+    use opsd_tests::{APP_ORIGIN, CRON_SECRET};
+
+    let app = TestApp::spawn().await;
+    let push = FakePushService::start().await;
+    let admin = app.tokens.admin("user_admin", "org_1");
+    let member = app.tokens.member("user_m", "org_1");
+    assert_eq!(app.get("/api/locations").bearer_auth(&member).send().await.unwrap().status(), 200);
+    let device = push.subscriber(201).await;
+    let subscribed = app
+        .post("/api/push/subscribe")
+        .header("cookie", format!("__session={member}"))
+        .header("origin", APP_ORIGIN)
+        .json(&json!({ "endpoint": device.endpoint, "keys": { "p256dh": device.p256dh, "auth": device.auth } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(subscribed.status(), 200);
+    let targeted = |token: String| {
+        app.post("/api/push/send").bearer_auth(token).json(&json!({ "title": "Hi", "targetUserId": "user_m" })).send()
+    };
+    assert_eq!(targeted(admin.clone()).await.unwrap().status(), 200, "a member can be targeted");
+    assert_eq!(push.delivered().len(), 1);
+
+    let removed = membership_event("organizationMembership.deleted", "org_1", "user_m", "org:member", now() * 1000);
+    assert_eq!(deliver(&app, "msg_1", &removed).await.status(), 200);
+
+    problem(app.get("/api/locations").bearer_auth(&member).send().await.unwrap(), 403, "forbidden").await;
+    assert_eq!(role_of(&app, "user_m", "org_1").await, None, "a token issued before the removal does not restore it");
+    problem(targeted(admin.clone()).await.unwrap(), 403, "forbidden").await;
+    let at = (time::OffsetDateTime::now_utc() - time::Duration::minutes(1)).format(&time::format_description::well_known::Rfc3339).unwrap();
+    let announced = app.post("/api/announcements").bearer_auth(&admin).json(&json!({ "title": "Menu", "body": "New menu", "publishAt": at })).send().await.unwrap();
+    assert_eq!(announced.status(), 201);
+    let run: Value = app.get("/cron/publish-scheduled-announcements").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    assert_eq!(run, json!({ "status": "ok", "published": 1, "pushed": 0 }));
+    assert_eq!(push.delivered().len(), 1, "the removed member's device got nothing more");
 }
 
 #[tokio::test(flavor = "multi_thread")]

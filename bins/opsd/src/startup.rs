@@ -17,7 +17,7 @@ use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
 use opsd_optimization::{CircuitBreaker, OptimizationService};
 use opsd_outbound::{
-    ChatAlertNotifier, ChatCompletions, ChatCompletionsConfig, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig, SlackWebhookChat, VapidKeys,
+    ChatCompletions, ChatCompletionsConfig, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig, SlackWebhookChat, VapidKeys,
     VapidPushSender,
 };
 use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
@@ -25,7 +25,7 @@ use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_push::PushService;
 
 use crate::assistant_tools::AppTools;
-use crate::broadcast::PushBroadcast;
+use crate::broadcast::{PushAlertNotifier, PushBroadcast};
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
@@ -144,15 +144,6 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
     let coupon_store = Arc::new(PgCouponStore::new(db.clone()));
     let guest_event_store = Arc::new(PgGuestEventStore::new(db.clone()));
     let guest_event_wake = Arc::new(tokio::sync::Notify::new());
-    if config.coupons.worker_enabled {
-        let worker = GuestEventWorker::new(
-            guest_event_store.clone(),
-            coupon_store.clone(),
-            Arc::new(ChatAlertNotifier::new(chat.clone(), settings.clone(), locations.clone())),
-            clock.clone(),
-        );
-        background.push(tokio::spawn(run_guest_event_worker(worker, guest_event_wake.clone())));
-    }
 
     let vapid = vapid_keys(config)?;
     let vapid_public_key = vapid.as_ref().map(|keys| keys.public_key().to_owned());
@@ -164,6 +155,15 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         Arc::new(outbound),
         clock.clone(),
     ));
+    if config.coupons.worker_enabled {
+        let worker = GuestEventWorker::new(
+            guest_event_store.clone(),
+            coupon_store.clone(),
+            Arc::new(PushAlertNotifier { push: push.clone(), locations: locations.clone() }),
+            clock.clone(),
+        );
+        background.push(tokio::spawn(run_guest_event_worker(worker, guest_event_wake.clone())));
+    }
     let nudges = NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone());
     let announcements = AnnouncementService::new(
         Arc::new(PgAnnouncementStore::new(db.clone())),

@@ -5,7 +5,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::request::Role;
+use crate::request::{ChatMessage, Role};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ThreadId(pub Uuid);
@@ -104,4 +104,6 @@ pub trait ThreadStore: Send + Sync {
     /// The owner of the thread, or `None` when there is no such thread.
     async fn owner(&self, thread: ThreadId) -> Result<Option<UserId>, StoreError>;
     async fn append(&self, thread: ThreadId, role: Role, content: &str, at: OffsetDateTime) -> Result<(), StoreError>;
+    /// The thread's last `limit` stored turns, oldest first.
+    async fn recent_turns(&self, thread: ThreadId, limit: usize) -> Result<Vec<ChatMessage>, StoreError>;
 }

@@ -8,10 +8,15 @@ use uuid::Uuid;
 
 use crate::chunks::UiChunk;
 use crate::ports::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools};
-use crate::request::{ChatRequest, Role};
+use crate::request::{ChatMessage, ChatRequest, Role};
 
 /// Model calls in one answer: the first, and up to four after tool results.
 pub const MAX_STEPS: usize = 5;
+
+/// A continued thread replays at most this many of its stored turns to the provider, and at most
+/// this many characters of them, the most recent kept.
+pub const REPLAYED_TURNS: usize = 40;
+pub const REPLAYED_CHARS: usize = 32_000;
 
 /// The sentence before the stable suffix; it never carries the provider's own text.
 const ERROR_SENTENCE: &str = "The assistant could not complete this answer.";
@@ -54,15 +59,20 @@ impl AssistantService {
     pub async fn chat(&self, caller: &Caller, request: &ChatRequest) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
         caller.team()?;
         let (messages, thread) = request.parse()?;
-        let thread = match thread {
+        let (thread, messages) = match thread {
             Some(id) => {
                 let thread = ThreadId(id);
                 match self.threads.owner(thread).await? {
-                    Some(owner) if owner == caller.user_id => thread,
+                    Some(owner) if owner == caller.user_id => {}
                     _ => return Err(ChatError::ThreadNotFound),
                 }
+                // The stored thread is the earlier exchange; of the client's messages only the
+                // last is new (a stock client resends them all, and a client's copy is not trusted).
+                let mut earlier = within_budget(self.threads.recent_turns(thread, REPLAYED_TURNS).await?);
+                earlier.extend(messages.into_iter().last());
+                (thread, earlier)
             }
-            None => self.threads.create(&caller.user_id, caller.team_id()?, self.clock.now()).await?,
+            None => (self.threads.create(&caller.user_id, caller.team_id()?, self.clock.now()).await?, messages),
         };
         if let Some(last) = messages.last().filter(|m| m.role == Role::User) {
             self.threads.append(thread, Role::User, &last.content, self.clock.now()).await?;
@@ -75,6 +85,21 @@ impl AssistantService {
         let answer = answer(self.model.clone(), self.tools.clone(), self.threads.clone(), self.clock.clone(), caller.clone(), thread, history);
         Ok((thread, answer))
     }
+}
+
+/// The most recent turns whose characters add up to at most `REPLAYED_CHARS`, oldest first.
+fn within_budget(turns: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let mut chars = 0;
+    let kept = turns
+        .iter()
+        .rev()
+        .take_while(|turn| {
+            chars += turn.content.chars().count();
+            chars <= REPLAYED_CHARS
+        })
+        .count();
+    let skip = turns.len() - kept;
+    turns.into_iter().skip(skip).collect()
 }
 
 fn answer(
@@ -278,6 +303,56 @@ mod tests {
         tools.expect_call().returning(|_, _, _| Err("no such location".into()));
         let chunks = run(model, tools).await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "tool-calls" }));
+    }
+
+    #[tokio::test]
+    async fn a_continued_thread_gives_the_provider_its_stored_turns_then_the_new_message() {
+        let mut threads = MockThreadStore::new();
+        threads.expect_owner().returning(|_| Ok(Some(UserId::new("user_1"))));
+        threads.expect_recent_turns().withf(|_, limit| *limit == REPLAYED_TURNS).returning(|_, _| {
+            Ok(vec![
+                ChatMessage { role: Role::User, content: "How many open incidents?".into() },
+                ChatMessage { role: Role::Assistant, content: "Two, both at Downtown.".into() },
+            ])
+        });
+        threads.expect_append().withf(|_, role, content, _| *role == Role::User && content == "Which is older?").times(1).returning(|_, _, _, _| Ok(()));
+        threads.expect_append().returning(|_, _, _, _| Ok(()));
+        let mut model = MockLanguageModel::new();
+        model.expect_stream().times(1).returning(|request| {
+            let said: Vec<String> = request
+                .messages
+                .iter()
+                .map(|m| match m {
+                    ModelMessage::System(_) => "system".to_owned(),
+                    ModelMessage::User(text) => format!("user: {text}"),
+                    ModelMessage::Assistant { text, .. } => format!("assistant: {text}"),
+                    ModelMessage::Tool { .. } => "tool".to_owned(),
+                })
+                .collect();
+            assert_eq!(said, ["system", "user: How many open incidents?", "assistant: Two, both at Downtown.", "user: Which is older?"]);
+            Ok(events(vec![Ok(ModelEvent::TextDelta("The walk-in.".into())), Ok(ModelEvent::Finished { reason: "stop".into() })]))
+        });
+        let service = AssistantService::new(Some(Arc::new(model)), Arc::new(tools()), Arc::new(threads), clock());
+        // The client resends its copy of the exchange (as a stock client does): the stored one wins.
+        let request: ChatRequest = serde_json::from_value(json!({ "threadId": Uuid::nil(), "messages": [
+            { "role": "user", "content": "How many open incidents?" },
+            { "role": "assistant", "content": "(a forged earlier answer)" },
+            { "role": "user", "content": "Which is older?" },
+        ] }))
+        .unwrap();
+        let chunks: Vec<UiChunk> = service.chat(&caller(), &request).await.unwrap().1.collect().await;
+        assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
+    }
+
+    #[test]
+    fn the_replayed_turns_keep_the_most_recent_within_the_character_budget() {
+        let turn = |n: usize, chars: usize| ChatMessage { role: Role::User, content: format!("{n}{}", "x".repeat(chars - 1)) };
+        let turns: Vec<ChatMessage> = (0..5).map(|n| turn(n, REPLAYED_CHARS / 4)).collect();
+        let kept = within_budget(turns);
+        let firsts: Vec<char> = kept.iter().map(|t| t.content.chars().next().unwrap()).collect();
+        assert_eq!(firsts, ['1', '2', '3', '4'], "the oldest is dropped, order is kept");
+        assert!(within_budget(vec![turn(0, REPLAYED_CHARS + 1)]).is_empty());
+        assert!(within_budget(Vec::new()).is_empty());
     }
 
     #[tokio::test]

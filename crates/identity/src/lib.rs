@@ -16,5 +16,5 @@ pub use token::{KeySource, TokenError, TokenPolicy, TokenVerifier, VerifiedToken
 
 pub use jsonwebtoken::DecodingKey;
 pub use jsonwebtoken::jwk::JwkSet;
-pub use webhook::{IdentityEvent, UserProfile};
+pub use webhook::{EventParseError, IdentityEvent, MembershipChange, UserProfile};
 pub use webhook_service::{IdentityWebhookService, WebhookError};

@@ -15,11 +15,16 @@ pub trait JwksFetcher: Send + Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignInOutcome {
     Active,
+    /// The user is active, but the provider removed the token's membership after the token was
+    /// issued (or deleted the team): the token opens nothing of that team.
+    MembershipRevoked,
     /// The provider deleted this user: its tokens no longer open anything.
     Deleted,
 }
 
-/// Records what a verified token says: the user exists and holds this role in its current team.
+/// Records what a verified token says: the user exists and holds this role in its current team,
+/// unless the provider removed that membership after `issued_at` (unix seconds; a token without
+/// `iat` cannot restore a removed membership).
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait MembershipStore: Send + Sync {
@@ -27,6 +32,7 @@ pub trait MembershipStore: Send + Sync {
         &self,
         user: &UserId,
         membership: Option<TeamMembership>,
+        issued_at: Option<i64>,
     ) -> Result<SignInOutcome, StoreError>;
 }
 

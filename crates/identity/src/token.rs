@@ -41,12 +41,15 @@ pub enum KeySource {
 pub struct VerifiedToken {
     pub user_id: UserId,
     pub membership: Option<TeamMembership>,
+    /// `iat`, unix seconds: a membership removed after it is not restored by this token.
+    pub issued_at: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
 struct Claims {
     sub: String,
     azp: Option<String>,
+    iat: Option<i64>,
     /// Session token v2: the active organization.
     o: Option<OrganizationClaim>,
     /// Session token v1.
@@ -86,7 +89,11 @@ impl TokenVerifier {
         if claims.sub.is_empty() {
             return Err(TokenError::Invalid("empty subject".into()));
         }
-        Ok(VerifiedToken { user_id: UserId::new(claims.sub), membership: membership(claims.o, claims.org_id, claims.org_role) })
+        Ok(VerifiedToken {
+            user_id: UserId::new(claims.sub),
+            membership: membership(claims.o, claims.org_id, claims.org_role),
+            issued_at: claims.iat,
+        })
     }
 
     fn decode(&self, token: &str, key: &DecodingKey) -> Result<Claims, TokenError> {
@@ -95,24 +102,30 @@ impl TokenVerifier {
         validation.leeway = LEEWAY_SECONDS;
         validation.validate_nbf = true;
         validation.validate_aud = false;
-        validation.set_required_spec_claims(&["exp", "sub"]);
+        // A claim the configuration names must be present: the library checks `iss` only when the
+        // token carries one unless it is listed as required.
         if let Some(issuer) = &self.policy.issuer {
             validation.set_issuer(&[issuer]);
+            validation.set_required_spec_claims(&["exp", "sub", "iss"]);
+        } else {
+            validation.set_required_spec_claims(&["exp", "sub"]);
         }
         decode::<Claims>(token, key, &validation)
             .map(|data| data.claims)
             .map_err(|error| TokenError::Invalid(error.to_string()))
     }
 
-    /// As the provider's own example does: an absent `azp` passes, a present one must be listed.
+    /// With authorized parties configured, `azp` must be present and listed: the configuration names
+    /// the claim, so a token without it is refused like a wrong one (stricter than the provider's
+    /// example, which lets an absent `azp` through).
     fn check_authorized_party(&self, azp: Option<&str>) -> Result<(), TokenError> {
         if self.policy.authorized_parties.is_empty() {
             return Ok(());
         }
         let allowed: HashSet<&str> = self.policy.authorized_parties.iter().map(String::as_str).collect();
         match azp {
-            Some(party) if !allowed.contains(party) => Err(TokenError::UnauthorizedParty),
-            _ => Ok(()),
+            Some(party) if allowed.contains(party) => Ok(()),
+            _ => Err(TokenError::UnauthorizedParty),
         }
     }
 }
@@ -159,12 +172,19 @@ mod tests {
     }
 
     #[test]
-    fn authorized_parties_allow_absent_azp_and_reject_unlisted_ones() {
+    fn without_configured_parties_any_azp_passes() {
+        let verifier = TokenVerifier::new(KeySource::Static(DecodingKey::from_secret(b"unused")), TokenPolicy::default());
+        assert_eq!(verifier.check_authorized_party(None), Ok(()));
+        assert_eq!(verifier.check_authorized_party(Some("https://any.example")), Ok(()));
+    }
+
+    #[test]
+    fn authorized_parties_require_a_listed_azp() {
         let verifier = TokenVerifier::new(
             KeySource::Static(DecodingKey::from_secret(b"unused")),
             TokenPolicy { issuer: None, authorized_parties: vec!["https://app.example".into()] },
         );
-        assert_eq!(verifier.check_authorized_party(None), Ok(()));
+        assert_eq!(verifier.check_authorized_party(None), Err(TokenError::UnauthorizedParty));
         assert_eq!(verifier.check_authorized_party(Some("https://app.example")), Ok(()));
         assert_eq!(verifier.check_authorized_party(Some("https://evil.example")), Err(TokenError::UnauthorizedParty));
     }

@@ -1,8 +1,8 @@
-//! The identity provider's user lifecycle events, as its webhooks deliver them (Clerk's shape).
-//! Parsing is lenient about fields it does not use, so the provider can add fields without
-//! breaking deliveries.
+//! The identity provider's user and organization lifecycle events, as its webhooks deliver them
+//! (Clerk's shape). Parsing is lenient about fields it does not use, so the provider can add fields
+//! without breaking deliveries.
 
-use opsd_core::{UserId, ValidationErrors};
+use opsd_core::{Role, TeamId, UserId, ValidationErrors};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +21,34 @@ pub enum IdentityEvent {
     UserCreated(UserProfile),
     UserUpdated(UserProfile),
     UserDeleted(UserId),
+    /// `organizationMembership.created` and `.updated`: the user holds this role in the team.
+    MembershipSet(MembershipChange),
+    /// `organizationMembership.deleted`: the user left the team (or was removed).
+    MembershipRemoved(MembershipChange),
+    /// `organization.deleted`: every membership of the team goes; the team's data stays.
+    OrganizationDeleted(TeamId),
     /// Recorded, without effect.
     Unknown(String),
+}
+
+/// One user's membership of one team, as an organization-membership event states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MembershipChange {
+    pub team_id: TeamId,
+    pub user_id: UserId,
+    pub role: Role,
+    /// The provider's `updated_at`, in milliseconds: an older event never undoes a newer one.
+    pub updated_at_ms: i64,
+}
+
+/// Why a verified body is not an event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventParseError {
+    /// Not JSON at all.
+    #[error("the body is not JSON: {0}")]
+    Malformed(String),
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
 }
 
 #[derive(Deserialize)]
@@ -55,18 +81,41 @@ struct DeletedData {
     id: String,
 }
 
+#[derive(Deserialize)]
+struct MembershipData {
+    organization: IdOnly,
+    public_user_data: PublicUserData,
+    role: String,
+    updated_at: i64,
+}
+
+#[derive(Deserialize)]
+struct IdOnly {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct PublicUserData {
+    user_id: String,
+}
+
 impl IdentityEvent {
     /// The event type as delivered, and the event.
-    pub fn parse(body: &[u8]) -> Result<(String, Self), ValidationErrors> {
-        let envelope: Envelope = serde_json::from_slice(body)
+    pub fn parse(body: &[u8]) -> Result<(String, Self), EventParseError> {
+        let value: serde_json::Value =
+            serde_json::from_slice(body).map_err(|error| EventParseError::Malformed(error.to_string()))?;
+        let envelope: Envelope = serde_json::from_value(value)
             .map_err(|error| ValidationErrors::single("body", format!("not an identity event: {error}")))?;
         let event = match envelope.event_type.as_str() {
             "user.created" => IdentityEvent::UserCreated(profile(envelope.data)?),
             "user.updated" => IdentityEvent::UserUpdated(profile(envelope.data)?),
-            "user.deleted" => {
-                let data: DeletedData = serde_json::from_value(envelope.data)
-                    .map_err(|error| ValidationErrors::single("data", error.to_string()))?;
-                IdentityEvent::UserDeleted(user_id(data.id)?)
+            "user.deleted" => IdentityEvent::UserDeleted(user_id("data.id", data::<DeletedData>(envelope.data)?.id)?),
+            "organizationMembership.created" | "organizationMembership.updated" => {
+                IdentityEvent::MembershipSet(membership(envelope.data)?)
+            }
+            "organizationMembership.deleted" => IdentityEvent::MembershipRemoved(membership(envelope.data)?),
+            "organization.deleted" => {
+                IdentityEvent::OrganizationDeleted(TeamId::new(bounded("data.id", data::<DeletedData>(envelope.data)?.id)?))
             }
             other => IdentityEvent::Unknown(other.to_owned()),
         };
@@ -74,15 +123,34 @@ impl IdentityEvent {
     }
 }
 
-fn user_id(id: String) -> Result<UserId, ValidationErrors> {
+fn data<T: serde::de::DeserializeOwned>(data: serde_json::Value) -> Result<T, ValidationErrors> {
+    serde_json::from_value(data).map_err(|error| ValidationErrors::single("data", error.to_string()))
+}
+
+/// A provider id: 1 to 200 characters.
+fn bounded(field: &str, id: String) -> Result<String, ValidationErrors> {
     if id.is_empty() || id.len() > 200 {
-        return Err(ValidationErrors::single("data.id", "must be 1 to 200 characters"));
+        return Err(ValidationErrors::single(field, "must be 1 to 200 characters"));
     }
-    Ok(UserId::new(id))
+    Ok(id)
+}
+
+fn user_id(field: &str, id: String) -> Result<UserId, ValidationErrors> {
+    bounded(field, id).map(UserId::new)
+}
+
+fn membership(value: serde_json::Value) -> Result<MembershipChange, ValidationErrors> {
+    let data: MembershipData = data(value)?;
+    Ok(MembershipChange {
+        team_id: TeamId::new(bounded("data.organization.id", data.organization.id)?),
+        user_id: user_id("data.public_user_data.user_id", data.public_user_data.user_id)?,
+        role: Role::from_claim(&data.role),
+        updated_at_ms: data.updated_at,
+    })
 }
 
 fn profile(data: serde_json::Value) -> Result<UserProfile, ValidationErrors> {
-    let data: UserData = serde_json::from_value(data).map_err(|error| ValidationErrors::single("data", error.to_string()))?;
+    let data: UserData = self::data(data)?;
     let email = data
         .primary_email_address_id
         .as_deref()
@@ -90,7 +158,7 @@ fn profile(data: serde_json::Value) -> Result<UserProfile, ValidationErrors> {
         .or(data.email_addresses.first())
         .map(|address| address.email_address.clone());
     Ok(UserProfile {
-        id: user_id(data.id)?,
+        id: user_id("data.id", data.id)?,
         email,
         first_name: data.first_name,
         last_name: data.last_name,
@@ -147,6 +215,48 @@ mod tests {
     fn a_known_type_without_its_data_is_invalid() {
         assert!(IdentityEvent::parse(br#"{"type":"user.updated","data":{"first_name":"A"}}"#).is_err());
         assert!(IdentityEvent::parse(br#"{"type":"user.deleted","data":{"id":""}}"#).is_err());
-        assert!(IdentityEvent::parse(b"not json").is_err());
+        assert!(matches!(IdentityEvent::parse(b"not json"), Err(EventParseError::Malformed(_))));
+        assert!(matches!(IdentityEvent::parse(b"[1]"), Err(EventParseError::Invalid(_))));
+    }
+
+    // The provider's documented organizationMembership.created sample, trimmed.
+    const MEMBERSHIP_CREATED: &str = r#"{
+        "data": {
+            "created_at": 1654013202977, "id": "orgmem_29w9UCliHQHzW7gJyLVQ6wOK2JF", "object": "organization_membership",
+            "organization": {
+                "created_at": 1654013202977, "created_by": "user_1vq84bqWzw7qmFgqSwN4CH1Wp0n",
+                "id": "org_29w9IfBrPmcpi0IeBVaKtA7R94W", "image_url": "https://img.clerk.com/xxxxxx",
+                "max_allowed_memberships": 3, "name": "Acme Inc", "object": "organization",
+                "public_metadata": {}, "slug": "acme-inc", "updated_at": 1654013202977
+            },
+            "public_user_data": {
+                "first_name": null, "identifier": "example@example.org", "image_url": "https://img.clerk.com/xxxxxx",
+                "last_name": null, "profile_image_url": "https://www.gravatar.com/avatar?d=mp",
+                "user_id": "user_29w83sxmDNGwOuEthce5gg56FcC"
+            },
+            "role": "org:admin", "updated_at": 1654013202977
+        },
+        "event_attributes": {"http_request": {"client_ip": "", "user_agent": ""}},
+        "object": "event", "timestamp": 1654013202977, "type": "organizationMembership.created"
+    }"#;
+
+    #[test]
+    fn membership_events_name_the_team_the_user_and_the_role() {
+        let expected = MembershipChange {
+            team_id: TeamId::new("org_29w9IfBrPmcpi0IeBVaKtA7R94W"),
+            user_id: UserId::new("user_29w83sxmDNGwOuEthce5gg56FcC"),
+            role: Role::Admin,
+            updated_at_ms: 1654013202977,
+        };
+        let (kind, event) = IdentityEvent::parse(MEMBERSHIP_CREATED.as_bytes()).unwrap();
+        assert_eq!((kind.as_str(), event), ("organizationMembership.created", IdentityEvent::MembershipSet(expected.clone())));
+        let updated = MEMBERSHIP_CREATED.replace("organizationMembership.created", "organizationMembership.updated").replace("org:admin", "org:member");
+        assert_eq!(IdentityEvent::parse(updated.as_bytes()).unwrap().1, IdentityEvent::MembershipSet(MembershipChange { role: Role::Member, ..expected.clone() }));
+        let deleted = MEMBERSHIP_CREATED.replace("organizationMembership.created", "organizationMembership.deleted");
+        assert_eq!(IdentityEvent::parse(deleted.as_bytes()).unwrap().1, IdentityEvent::MembershipRemoved(expected));
+        let org = br#"{"data":{"deleted":true,"id":"org_1","object":"organization"},"object":"event","type":"organization.deleted"}"#;
+        assert_eq!(IdentityEvent::parse(org).unwrap().1, IdentityEvent::OrganizationDeleted(TeamId::new("org_1")));
+        let no_user = br#"{"type":"organizationMembership.deleted","data":{"organization":{"id":"org_1"},"role":"org:member","updated_at":1}}"#;
+        assert!(matches!(IdentityEvent::parse(no_user), Err(EventParseError::Invalid(_))));
     }
 }

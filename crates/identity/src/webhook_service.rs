@@ -5,7 +5,7 @@ use opsd_signatures::{SignedDelivery, VerifyError, WebhookSecret};
 use sha2::{Digest, Sha256};
 
 use crate::ports::{Delivery, DeliveryOutcome, IdentityEventStore};
-use crate::webhook::IdentityEvent;
+use crate::webhook::{EventParseError, IdentityEvent};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
@@ -13,6 +13,9 @@ pub enum WebhookError {
     NotConfigured,
     #[error("signature rejected: {0}")]
     Unverified(#[from] VerifyError),
+    /// Verified, but not JSON at all.
+    #[error("the body is not JSON: {0}")]
+    Malformed(String),
     #[error(transparent)]
     Invalid(#[from] ValidationErrors),
     #[error("the delivery id was used with another body")]
@@ -21,7 +24,7 @@ pub enum WebhookError {
     Store(#[from] StoreError),
 }
 
-/// Receives the identity provider's user lifecycle webhooks: verified on the raw bytes before
+/// Receives the identity provider's user and organization lifecycle webhooks: verified on the raw bytes before
 /// anything is parsed, recorded durably by delivery id, applied at most once.
 pub struct IdentityWebhookService {
     secret: Option<WebhookSecret>,
@@ -45,7 +48,10 @@ impl IdentityWebhookService {
         let secret = self.secret.as_ref().ok_or(WebhookError::NotConfigured)?;
         let now = self.clock.now();
         let delivery_id = secret.verify(headers, body, now.unix_timestamp())?;
-        let (event_type, event) = IdentityEvent::parse(body)?;
+        let (event_type, event) = IdentityEvent::parse(body).map_err(|error| match error {
+            EventParseError::Malformed(reason) => WebhookError::Malformed(reason),
+            EventParseError::Invalid(errors) => WebhookError::Invalid(errors),
+        })?;
         let delivery = Delivery {
             id: delivery_id.to_owned(),
             body_sha256: hex::encode(Sha256::digest(body)),

@@ -1,6 +1,5 @@
 //! Outbound HTTP adapters (reqwest) for the domain ports.
 
-mod alerts;
 mod chat_completions;
 mod chat;
 mod jwks;
@@ -8,7 +7,6 @@ mod seven_shifts;
 mod web_push;
 mod url_policy;
 
-pub use alerts::ChatAlertNotifier;
 pub use chat_completions::{ChatCompletions, ChatCompletionsConfig};
 pub use chat::SlackWebhookChat;
 pub use jwks::HttpJwksFetcher;

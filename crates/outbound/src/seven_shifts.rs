@@ -173,7 +173,7 @@ impl SevenShifts {
             let sent = self.client.get(self.url(resource)).bearer_auth(&self.config.token).query(params).send().await;
             let retry = match sent {
                 Ok(response) if response.status().is_success() => {
-                    let body = response.bytes().await.map_err(|e| ProviderError::Unavailable(format!("body: {e}")))?;
+                    let body = response.bytes().await.map_err(|e| if e.is_timeout() { ProviderError::Timeout } else { ProviderError::Network })?;
                     return serde_json::from_slice(&body).map_err(|e| ProviderError::Malformed(e.to_string()));
                 }
                 Ok(response) if matches!(response.status().as_u16(), 401 | 403) => return Err(ProviderError::Unauthorized),
@@ -191,15 +191,14 @@ impl SevenShifts {
                 }
                 Ok(response) if response.status().is_server_error() => {
                     if attempt == RETRIES {
-                        return Err(ProviderError::Unavailable(format!("answered {}", response.status().as_u16())));
+                        return Err(ProviderError::ServerError(response.status().as_u16()));
                     }
                     wait
                 }
-                Ok(response) => return Err(ProviderError::Unavailable(format!("answered {}", response.status().as_u16()))),
+                Ok(response) => return Err(ProviderError::ClientError(response.status().as_u16())),
                 Err(error) => {
                     if attempt == RETRIES {
-                        let kind = if error.is_timeout() { "timeout" } else { "connection failed" };
-                        return Err(ProviderError::Unavailable(kind.into()));
+                        return Err(if error.is_timeout() { ProviderError::Timeout } else { ProviderError::Network });
                     }
                     wait
                 }
@@ -335,7 +334,7 @@ mod tests {
         Mock::given(path("/v2/company/1/departments")).respond_with(ResponseTemplate::new(200).set_body_string("{not json")).mount(&server).await;
         let provider = provider(&server);
         assert_eq!(provider.users().await.unwrap()[0].first_name, "Ana");
-        assert_eq!(provider.roles().await, Err(ProviderError::Unavailable("answered 503".into())));
+        assert_eq!(provider.roles().await, Err(ProviderError::ServerError(503)));
         assert!(matches!(provider.departments().await, Err(ProviderError::Malformed(_))));
     }
 
@@ -345,7 +344,7 @@ mod tests {
         Mock::given(path("/v2/company/1/users")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(3))).mount(&server).await;
         Mock::given(path("/v2/company/1/roles")).respond_with(ResponseTemplate::new(401)).mount(&server).await;
         let provider = provider(&server);
-        assert_eq!(provider.users().await, Err(ProviderError::Unavailable("timeout".into())));
+        assert_eq!(provider.users().await, Err(ProviderError::Timeout));
         assert_eq!(provider.roles().await, Err(ProviderError::Unauthorized));
     }
 }

@@ -3,7 +3,7 @@ use diesel::OptionalExtension;
 use diesel::QueryableByName;
 use diesel::sql_types::{Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use opsd_assistant::{Role, ThreadId, ThreadStore};
+use opsd_assistant::{ChatMessage, Role, ThreadId, ThreadStore};
 use opsd_core::{StoreError, TeamId, UserId};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -64,5 +64,29 @@ impl ThreadStore for PgThreadStore {
             .await
             .map_err(store_error)?;
         Ok(())
+    }
+
+    async fn recent_turns(&self, thread: ThreadId, limit: usize) -> Result<Vec<ChatMessage>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Turn {
+            #[diesel(sql_type = Text)]
+            role: String,
+            #[diesel(sql_type = Text)]
+            content: String,
+        }
+        let mut conn = self.db.conn().await?;
+        let mut turns: Vec<Turn> = diesel::sql_query(
+            "SELECT role, content FROM assistant_messages WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+        )
+        .bind::<SqlUuid, _>(thread.0)
+        .bind::<diesel::sql_types::BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX))
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        turns.reverse();
+        Ok(turns
+            .into_iter()
+            .map(|t| ChatMessage { role: if t.role == "assistant" { Role::Assistant } else { Role::User }, content: t.content })
+            .collect())
     }
 }

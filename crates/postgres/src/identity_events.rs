@@ -3,7 +3,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{StoreError, TeamId, UserId};
-use opsd_identity::{Delivery, DeliveryOutcome, IdentityEvent, IdentityEventStore, UserProfile};
+use opsd_identity::{Delivery, DeliveryOutcome, IdentityEvent, IdentityEventStore, MembershipChange, UserProfile};
 
 use crate::deliveries::{Recorded, record_delivery};
 use crate::schema::{memberships, push_subscriptions};
@@ -46,6 +46,9 @@ impl IdentityEventStore for PgIdentityEventStore {
                     teams_of(conn, &profile.id).await?
                 }
                 IdentityEvent::UserDeleted(user) => delete_user(conn, user).await?,
+                IdentityEvent::MembershipSet(change) => set_membership(conn, change).await?,
+                IdentityEvent::MembershipRemoved(change) => remove_membership(conn, change).await?,
+                IdentityEvent::OrganizationDeleted(team) => delete_organization(conn, team).await?,
                 IdentityEvent::Unknown(_) => Vec::new(),
             };
             Ok(DeliveryOutcome::Applied { teams })
@@ -104,4 +107,92 @@ async fn delete_user(conn: &mut AsyncPgConnection, user: &UserId) -> Result<Vec<
         .execute(conn)
         .await?;
     Ok(teams)
+}
+
+/// Grants or changes a membership, unless the user or team is deleted or a newer event (a later
+/// removal or change) was applied already. Returns the team when the membership changed.
+async fn set_membership(conn: &mut AsyncPgConnection, change: &MembershipChange) -> Result<Vec<TeamId>, diesel::result::Error> {
+    let (user, team) = (change.user_id.as_str(), change.team_id.as_str());
+    diesel::sql_query("INSERT INTO users (id) VALUES ($1) ON CONFLICT DO NOTHING").bind::<Text, _>(user).execute(conn).await?;
+    diesel::sql_query("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING").bind::<Text, _>(team).execute(conn).await?;
+    let written = diesel::sql_query(
+        "INSERT INTO memberships (user_id, team_id, role, provider_updated_at) \
+         SELECT $1, $2, $3, $4 \
+         WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NOT NULL) \
+           AND NOT EXISTS (SELECT 1 FROM teams WHERE id = $2 AND deleted_at IS NOT NULL) \
+           AND NOT EXISTS (SELECT 1 FROM membership_removals \
+                           WHERE user_id = $1 AND team_id = $2 AND provider_updated_at >= $4) \
+         ON CONFLICT (user_id, team_id) DO UPDATE SET role = EXCLUDED.role, updated_at = now(), \
+           provider_updated_at = EXCLUDED.provider_updated_at \
+         WHERE memberships.provider_updated_at IS NULL OR memberships.provider_updated_at <= EXCLUDED.provider_updated_at",
+    )
+    .bind::<Text, _>(user)
+    .bind::<Text, _>(team)
+    .bind::<Text, _>(change.role.as_str())
+    .bind::<BigInt, _>(change.updated_at_ms)
+    .execute(conn)
+    .await?;
+    if written == 0 {
+        return Ok(Vec::new());
+    }
+    diesel::sql_query("DELETE FROM membership_removals WHERE user_id = $1 AND team_id = $2")
+        .bind::<Text, _>(user)
+        .bind::<Text, _>(team)
+        .execute(conn)
+        .await?;
+    Ok(vec![change.team_id.clone()])
+}
+
+/// Removes a membership (unless a newer event granted it since) and keeps a tombstone, so a token
+/// issued before now cannot restore it. Returns the team.
+async fn remove_membership(conn: &mut AsyncPgConnection, change: &MembershipChange) -> Result<Vec<TeamId>, diesel::result::Error> {
+    let (user, team) = (change.user_id.as_str(), change.team_id.as_str());
+    let newer: i64 = diesel::sql_query(
+        "SELECT count(*) AS count FROM memberships \
+         WHERE user_id = $1 AND team_id = $2 AND provider_updated_at > $3",
+    )
+    .bind::<Text, _>(user)
+    .bind::<Text, _>(team)
+    .bind::<BigInt, _>(change.updated_at_ms)
+    .get_result::<Count>(conn)
+    .await?
+    .count;
+    if newer > 0 {
+        return Ok(Vec::new());
+    }
+    diesel::sql_query("DELETE FROM memberships WHERE user_id = $1 AND team_id = $2")
+        .bind::<Text, _>(user)
+        .bind::<Text, _>(team)
+        .execute(conn)
+        .await?;
+    diesel::sql_query(
+        "INSERT INTO membership_removals (user_id, team_id, removed_at, provider_updated_at) VALUES ($1, $2, now(), $3) \
+         ON CONFLICT (user_id, team_id) DO UPDATE SET removed_at = now(), \
+           provider_updated_at = GREATEST(membership_removals.provider_updated_at, EXCLUDED.provider_updated_at)",
+    )
+    .bind::<Text, _>(user)
+    .bind::<Text, _>(team)
+    .bind::<BigInt, _>(change.updated_at_ms)
+    .execute(conn)
+    .await?;
+    Ok(vec![change.team_id.clone()])
+}
+
+/// Marks the team deleted and removes its memberships; its locations, incidents and reports stay.
+async fn delete_organization(conn: &mut AsyncPgConnection, team: &TeamId) -> Result<Vec<TeamId>, diesel::result::Error> {
+    diesel::sql_query(
+        "INSERT INTO teams (id, deleted_at) VALUES ($1, now()) \
+         ON CONFLICT (id) DO UPDATE SET deleted_at = COALESCE(teams.deleted_at, now())",
+    )
+    .bind::<Text, _>(team.as_str())
+    .execute(conn)
+    .await?;
+    diesel::delete(memberships::table.filter(memberships::team_id.eq(team.as_str()))).execute(conn).await?;
+    Ok(vec![team.clone()])
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    count: i64,
 }

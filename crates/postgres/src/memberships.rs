@@ -1,7 +1,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{StoreError, TeamMembership, UserId};
 use opsd_identity::{MembershipStore, SignInOutcome};
 
@@ -24,6 +24,7 @@ impl MembershipStore for PgMembershipStore {
         &self,
         user: &UserId,
         membership: Option<TeamMembership>,
+        issued_at: Option<i64>,
     ) -> Result<SignInOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         let user_id = user.as_str().to_owned();
@@ -41,6 +42,9 @@ impl MembershipStore for PgMembershipStore {
             }
             if let Some(membership) = membership {
                 let team = membership.team_id.as_str();
+                if revoked_since(conn, &user_id, team, issued_at).await? {
+                    return Ok(SignInOutcome::MembershipRevoked);
+                }
                 diesel::insert_into(teams::table)
                     .values(teams::id.eq(team))
                     .on_conflict_do_nothing()
@@ -63,4 +67,32 @@ impl MembershipStore for PgMembershipStore {
         .await
         .map_err(store_error)
     }
+}
+
+/// Whether the provider removed this membership, or deleted the team, at or after the token's
+/// `iat` (always, for a token without one): such a token cannot bring the membership back.
+async fn revoked_since(
+    conn: &mut AsyncPgConnection,
+    user: &str,
+    team: &str,
+    issued_at: Option<i64>,
+) -> Result<bool, diesel::result::Error> {
+    #[derive(QueryableByName)]
+    struct Revoked {
+        #[diesel(sql_type = Bool)]
+        revoked: bool,
+    }
+    let found: Revoked = diesel::sql_query(
+        "SELECT EXISTS (SELECT 1 FROM membership_removals \
+                        WHERE user_id = $1 AND team_id = $2 AND ($3 IS NULL OR removed_at >= to_timestamp($3))) \
+             OR EXISTS (SELECT 1 FROM teams \
+                        WHERE id = $2 AND deleted_at IS NOT NULL AND ($3 IS NULL OR deleted_at >= to_timestamp($3))) \
+             AS revoked",
+    )
+    .bind::<Text, _>(user)
+    .bind::<Text, _>(team)
+    .bind::<Nullable<BigInt>, _>(issued_at)
+    .get_result(conn)
+    .await?;
+    Ok(found.revoked)
 }

@@ -86,17 +86,17 @@ impl PgScheduleStore {
 impl ScheduleStore for PgScheduleStore {
     async fn locations_to_sync(&self) -> Result<Vec<SyncLocation>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let rows: Vec<(Uuid, String, Option<String>, String)> = locations::table
+        let rows: Vec<(Uuid, String, String, Option<String>, String)> = locations::table
             .filter(locations::scheduler_location_id.is_not_null())
             .order(locations::id)
-            .select((locations::id, locations::team_id, locations::scheduler_location_id, locations::timezone))
+            .select((locations::id, locations::slug, locations::team_id, locations::scheduler_location_id, locations::timezone))
             .load(&mut conn)
             .await
             .map_err(store_error)?;
         Ok(rows
             .into_iter()
-            .filter_map(|(id, team, provider, timezone)| {
-                Some(SyncLocation { id: LocationId(id), team_id: TeamId::new(team), provider_location_id: provider?, timezone })
+            .filter_map(|(id, slug, team, provider, timezone)| {
+                Some(SyncLocation { id: LocationId(id), slug, team_id: TeamId::new(team), provider_location_id: provider?, timezone })
             })
             .collect())
     }

@@ -6,6 +6,7 @@ diesel::table! {
         chat_webhook_url -> Nullable<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        deleted_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -28,6 +29,16 @@ diesel::table! {
         team_id -> Text,
         role -> Text,
         updated_at -> Timestamptz,
+        provider_updated_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    membership_removals (user_id, team_id) {
+        user_id -> Text,
+        team_id -> Text,
+        removed_at -> Timestamptz,
+        provider_updated_at -> BigInt,
     }
 }
 
@@ -232,6 +243,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     teams,
     users,
     memberships,
+    membership_removals,
     locations,
     job_runs,
     contacts,

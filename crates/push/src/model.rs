@@ -135,9 +135,8 @@ fn is_bidi_control(c: char) -> bool {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendRequest {
-    /// At most 200 characters.
+    /// Default `opsd`. Title, body and url together: at most 3 KiB as the encoded JSON payload.
     pub title: Option<String>,
-    /// At most 1000 characters.
     pub body: Option<String>,
     /// A relative path within the app, opened on click; default `/`.
     pub url: Option<String>,
@@ -169,15 +168,10 @@ impl Notification {
 
 impl SendRequest {
     pub fn notification(&self) -> Result<Notification, ValidationErrors> {
+        // The only size rule is the contract's: the encoded payload is at most 3 KiB.
         let mut errors = ValidationErrors::new();
         let title = self.title.clone().unwrap_or_else(|| "opsd".into());
         let body = self.body.clone().unwrap_or_default();
-        if title.chars().count() > 200 {
-            errors.push("title", "must be at most 200 characters");
-        }
-        if body.chars().count() > 1000 {
-            errors.push("body", "must be at most 1000 characters");
-        }
         let url = match &self.url {
             Some(raw) => errors.check(SafePath::parse("url", raw)),
             None => Some(SafePath::root()),
@@ -240,10 +234,14 @@ mod tests {
     }
 
     #[test]
-    fn payloads_are_capped_at_three_kib() {
-        let ok = SendRequest { title: Some("t".into()), body: Some("b".repeat(1000)), url: None, target_user_id: None };
-        assert!(ok.notification().is_ok());
-        let big = Notification::new("t".repeat(200), "é".repeat(1500), SafePath::root());
-        assert!(big.is_err());
+    fn payloads_are_capped_at_three_kib_as_encoded_json_not_per_field() {
+        let send = |body: String| SendRequest { title: Some("t".into()), body: Some(body), url: None, target_user_id: None };
+        assert!(send("b".repeat(2500)).notification().is_ok(), "a long body fits while the payload does");
+        let overhead = Notification::new("t".into(), String::new(), SafePath::root()).unwrap().to_json().len();
+        assert!(send("b".repeat(MAX_PAYLOAD_BYTES - overhead)).notification().is_ok(), "exactly 3 KiB");
+        assert!(send("b".repeat(MAX_PAYLOAD_BYTES - overhead + 1)).notification().is_err(), "one byte over");
+        // Multi-byte and escaped characters count as they are encoded.
+        assert!(send("é".repeat(1600)).notification().is_err());
+        assert!(send("\"".repeat(1600)).notification().is_err());
     }
 }

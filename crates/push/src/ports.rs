@@ -25,6 +25,8 @@ pub trait MemberDirectory: Send + Sync {
     async fn is_member(&self, team: &TeamId, user: &UserId) -> Result<bool, StoreError>;
     /// The team's members who are not deleted.
     async fn members(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError>;
+    /// The team's admins who are not deleted.
+    async fn admins(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

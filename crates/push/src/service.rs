@@ -94,10 +94,24 @@ impl PushService {
         if !self.sender.is_configured() {
             return Err(PushError::NotConfigured);
         }
+        let members = self.members.members(team).await?;
+        self.deliver_to_all(&members, notification).await
+    }
+
+    /// Delivers a notification to every device of a team's admins only.
+    pub async fn notify_admins(&self, team: &opsd_core::TeamId, notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
+        if !self.sender.is_configured() {
+            return Err(PushError::NotConfigured);
+        }
+        let admins = self.members.admins(team).await?;
+        self.deliver_to_all(&admins, notification).await
+    }
+
+    async fn deliver_to_all(&self, users: &[UserId], notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
         let payload = notification.to_json();
         let mut total = SendSummary { success: true, ..SendSummary::default() };
-        for member in self.members.members(team).await? {
-            let summary = self.deliver(&member, &payload).await?;
+        for member in users {
+            let summary = self.deliver(member, &payload).await?;
             total.sent += summary.sent;
             total.failed += summary.failed;
             total.expired += summary.expired;

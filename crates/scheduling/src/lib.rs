@@ -14,5 +14,5 @@ pub use ports::{
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockScheduleStore, MockSchedulingProvider};
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};
-pub use sync::{LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, department_of};
+pub use sync::{FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, department_of};
 pub use view::{ScheduleView, ScheduleViewQuery, ViewFilter, ViewShift};

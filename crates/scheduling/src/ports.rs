@@ -11,12 +11,33 @@ use crate::view::{ScheduleView, ViewFilter};
 pub enum ProviderError {
     #[error("rate limited after retries")]
     RateLimited,
-    #[error("unavailable: {0}")]
-    Unavailable(String),
+    #[error("answered {0} after retries")]
+    ServerError(u16),
+    #[error("answered {0}")]
+    ClientError(u16),
+    #[error("timed out after retries")]
+    Timeout,
+    #[error("could not connect after retries")]
+    Network,
     #[error("the answer was not understood: {0}")]
     Malformed(String),
     #[error("the token was refused")]
     Unauthorized,
+}
+
+impl ProviderError {
+    /// A short classification for operators, never the provider's own text.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ProviderError::RateLimited => "provider_rate_limit",
+            ProviderError::ServerError(_) => "provider_5xx",
+            ProviderError::ClientError(_) => "provider_4xx",
+            ProviderError::Timeout => "timeout",
+            ProviderError::Network => "network",
+            ProviderError::Malformed(_) => "provider_malformed",
+            ProviderError::Unauthorized => "provider_auth",
+        }
+    }
 }
 
 /// A shift as the provider lists it (7shifts v2 field names, mapped by the adapter).
@@ -70,6 +91,7 @@ pub trait SchedulingProvider: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncLocation {
     pub id: LocationId,
+    pub slug: String,
     pub team_id: TeamId,
     pub provider_location_id: String,
     pub timezone: String,

@@ -1,7 +1,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use opsd_core::{Clock, Department, StoreError, TeamCacheInvalidation, ValidationErrors};
+use opsd_core::{Clock, Department, LocationId, StoreError, TeamCacheInvalidation, ValidationErrors};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use time::{Duration, Time};
@@ -23,7 +23,19 @@ pub struct SyncReport {
     pub updated: u64,
     pub deleted: u64,
     pub unchanged: u64,
-    pub failed_locations: u64,
+    /// Which locations failed and why; empty when none did.
+    pub failed_locations: Vec<FailedLocation>,
+}
+
+/// A location a sync left as it was, with a short classification of why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedLocation {
+    pub location_id: LocationId,
+    pub slug: String,
+    /// `provider_5xx`, `provider_4xx`, `provider_rate_limit`, `provider_auth`, `provider_malformed`,
+    /// `timeout` or `network`: never the provider's own text.
+    pub reason: &'static str,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -90,7 +102,11 @@ impl ScheduleService {
                 Ok(shifts) => shifts,
                 Err(error) => {
                     tracing::warn!(location = %location.id, %error, "schedule sync failed for a location; left as it was");
-                    report.failed_locations += 1;
+                    report.failed_locations.push(FailedLocation {
+                        location_id: location.id,
+                        slug: location.slug.clone(),
+                        reason: error.reason(),
+                    });
                     continue;
                 }
             };
@@ -107,9 +123,9 @@ impl ScheduleService {
         for team in &touched {
             self.cache.invalidate_team(team).await;
         }
-        report.status = match report.failed_locations {
+        report.status = match report.failed_locations.len() {
             0 => "ok",
-            n if (n as usize) < locations.len() => "partial",
+            n if n < locations.len() => "partial",
             _ => "failed",
         };
         Ok(report)
@@ -221,7 +237,7 @@ mod tests {
     use crate::ports::{MockScheduleStore, MockSchedulingProvider, ProviderError, ProviderRole, SyncCounts, ProviderDepartment, RoleCounts};
 
     fn location(n: u128) -> SyncLocation {
-        SyncLocation { id: LocationId(Uuid::from_u128(n)), team_id: TeamId::new("org_1"), provider_location_id: n.to_string(), timezone: "America/Chicago".into() }
+        SyncLocation { id: LocationId(Uuid::from_u128(n)), slug: format!("loc-{n}"), team_id: TeamId::new("org_1"), provider_location_id: n.to_string(), timezone: "America/Chicago".into() }
     }
 
     fn service(provider: MockSchedulingProvider, store: MockScheduleStore, cache: MockTeamCacheInvalidation) -> ScheduleService {
@@ -258,7 +274,7 @@ mod tests {
         provider.expect_users().returning(|| Ok(vec![ProviderUser { id: "7".into(), first_name: "Ana".into(), last_name: "Ruiz".into() }]));
         provider.expect_shifts().returning(|location, from, to| {
             assert_eq!((from, to), (datetime!(2026-11-08 00:00 UTC), datetime!(2026-12-21 00:00 UTC)));
-            if location == "1" { Ok(vec![shift("a", "r1", false), shift("gone", "r1", true)]) } else { Err(ProviderError::Unavailable("500".into())) }
+            if location == "1" { Ok(vec![shift("a", "r1", false), shift("gone", "r1", true)]) } else { Err(ProviderError::ServerError(500)) }
         });
         let mut store = MockScheduleStore::new();
         store.expect_locations_to_sync().returning(|| Ok(vec![location(1), location(2)]));
@@ -278,7 +294,8 @@ mod tests {
         let mut cache = MockTeamCacheInvalidation::new();
         cache.expect_invalidate_team().times(1).return_const(());
         let report = service(provider, store, cache).sync_schedule().await.unwrap();
-        assert_eq!(report, SyncReport { status: "partial", inserted: 1, failed_locations: 1, ..SyncReport::default() });
+        let failed = FailedLocation { location_id: LocationId(Uuid::from_u128(2)), slug: "loc-2".into(), reason: "provider_5xx" };
+        assert_eq!(report, SyncReport { status: "partial", inserted: 1, failed_locations: vec![failed], ..SyncReport::default() });
     }
 
     #[tokio::test]

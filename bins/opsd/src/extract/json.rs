@@ -62,7 +62,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
-        classify(&path, &inner)
+        classify(bytes, &path, &inner)
     })?;
     deserializer.end().map_err(|error| ApiError::MalformedJson(syntax_message(&error)))?;
     Ok(value)
@@ -76,9 +76,14 @@ fn contains_nul_escape(bytes: &[u8]) -> bool {
     })
 }
 
-fn classify(path: &str, error: &serde_json::Error) -> ApiError {
+fn classify(bytes: &[u8], path: &str, error: &serde_json::Error) -> ApiError {
     use serde_json::error::Category;
     match error.classify() {
+        // serde_json reports a non-string where a string enum belongs (`["high"]`, `null`, `true`, `3`)
+        // as a syntax error ("expected value"); the text is valid JSON, so it is a wrong type.
+        Category::Syntax if is_json(bytes) => {
+            ApiError::Validation(ValidationErrors::single(field_path(path), "invalid type: expected one of the allowed strings"))
+        }
         Category::Syntax | Category::Eof | Category::Io => ApiError::MalformedJson(syntax_message(error)),
         Category::Data => {
             let message = strip_position(&error.to_string());
@@ -91,6 +96,11 @@ fn classify(path: &str, error: &serde_json::Error) -> ApiError {
             ApiError::Validation(ValidationErrors::single(field, message))
         }
     }
+}
+
+/// Whether the bytes are one well-formed JSON value (checked only on the error path).
+fn is_json(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
 }
 
 fn syntax_message(error: &serde_json::Error) -> String {
@@ -161,6 +171,32 @@ mod tests {
     fn a_wrong_type_names_its_path() {
         let error = parse::<Body>(br#"{"severity":"low","mediaUrls":[1]}"#).unwrap_err();
         assert_eq!(field(error), "mediaUrls[0]");
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    #[allow(dead_code)]
+    enum Level {
+        Low,
+        High,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct WithEnum {
+        level: Level,
+        nested: Option<Vec<Level>>,
+    }
+
+    #[test]
+    fn a_wrong_json_type_on_an_enum_field_is_a_validation_error_naming_it() {
+        for body in [r#"{"level":["high"]}"#, r#"{"level":null}"#, r#"{"level":true}"#, r#"{"level":3}"#, r#"{"level":{}}"#] {
+            assert_eq!(field(parse::<WithEnum>(body.as_bytes()).unwrap_err()), "level", "{body}");
+        }
+        assert_eq!(field(parse::<WithEnum>(br#"{"level":"low","nested":["high",7]}"#).unwrap_err()), "nested[1]");
+        assert_eq!(field(parse::<WithEnum>(br#"{"level":"medium"}"#).unwrap_err()), "level");
+        assert!(matches!(parse::<WithEnum>(br#"{"level": }"#), Err(ApiError::MalformedJson(_))));
     }
 
     #[test]

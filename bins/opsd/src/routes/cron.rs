@@ -1,6 +1,8 @@
 use actix_web::{HttpResponse, web};
 
 use opsd_jobs::{JobOutcome, JobRun, JobStatus};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::errors::ApiError;
 use crate::extract::CronSecret;
@@ -20,7 +22,7 @@ pub async fn keep_alive(state: web::Data<AppState>) -> Result<HttpResponse, ApiE
 /// Deletes contacts soft-deleted more than `CONTACT_RETENTION_DAYS` (default 30) ago; incidents
 /// that named them keep existing without the contact.
 #[utoipa::path(get, path = "/cron/prune-soft-deleted-contacts", tag = "jobs", security(("cronSecret" = [])),
-    responses((status = 200, description = "`ok: N contacts pruned`, or `skipped: already running`", content_type = "text/plain", body = String)))]
+    responses((status = 200, description = "`{\"status\":\"ok\",\"pruned\":N}`, or `{\"status\":\"skipped\"}` while another run holds the lock", body = PruneAnswer)))]
 pub async fn prune_soft_deleted_contacts(
     state: web::Data<AppState>,
     _cron: CronSecret,
@@ -33,11 +35,29 @@ pub async fn prune_soft_deleted_contacts(
             Ok::<_, ApiError>(JobOutcome {
                 status: JobStatus::Ok,
                 summary: serde_json::json!({ "pruned": pruned, "retentionDays": retention }),
-                result: format!("ok: {pruned} contacts pruned"),
+                result: PruneAnswer { status: "ok", pruned: Some(pruned) },
             })
         })
         .await?;
-    Ok(text_job(run))
+    Ok(json_job(run))
+}
+
+/// What the prune job answers.
+#[derive(Serialize, ToSchema)]
+pub struct PruneAnswer {
+    /// `ok`, or `skipped` while another run holds the lock.
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pruned: Option<u64>,
+}
+
+/// The answer of a job that reports in JSON: its result, or `{"status":"skipped"}` while another
+/// run holds the lock.
+pub(crate) fn json_job<T: Serialize>(run: JobRun<T>) -> HttpResponse {
+    match run {
+        JobRun::Ran { outcome, .. } => HttpResponse::Ok().json(outcome.result),
+        JobRun::AlreadyRunning => HttpResponse::Ok().json(serde_json::json!({ "status": "skipped" })),
+    }
 }
 
 /// The answer of a job that reports in plain text.

@@ -1,12 +1,13 @@
 //! The 7shifts sync jobs and the legacy schedule view.
 
 use actix_web::{HttpResponse, web};
-use opsd_jobs::{JobOutcome, JobRun, JobStatus};
+use opsd_jobs::{JobOutcome, JobStatus};
 use opsd_scheduling::{RoleSyncReport, ScheduleView, ScheduleViewError, ScheduleViewQuery, SyncReport};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
+use crate::routes::cron::json_job;
 use crate::extract::{ApiKey, CronSecret, QueryParams};
 use crate::state::AppState;
 
@@ -30,7 +31,20 @@ pub struct SyncJobAnswer {
     updated: Option<u64>,
     deleted: Option<u64>,
     unchanged: Option<u64>,
-    failed_locations: Option<u64>,
+    /// The locations left as they were, each with a short reason; empty when none failed.
+    failed_locations: Option<Vec<FailedLocationAnswer>>,
+}
+
+/// A location a sync left as it was.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct FailedLocationAnswer {
+    location_id: uuid::Uuid,
+    slug: String,
+    /// `provider_5xx`, `provider_4xx`, `provider_rate_limit`, `provider_auth`, `provider_malformed`,
+    /// `timeout` or `network`.
+    reason: String,
 }
 
 fn job_status(status: &str) -> JobStatus {
@@ -45,12 +59,6 @@ fn disabled() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "status": "disabled" }))
 }
 
-fn answer<T: Serialize>(run: JobRun<T>) -> HttpResponse {
-    match run {
-        JobRun::Ran { outcome, .. } => HttpResponse::Ok().json(outcome.result),
-        JobRun::AlreadyRunning => HttpResponse::Ok().json(serde_json::json!({ "status": "skipped" })),
-    }
-}
 
 /// Refreshes the imported schedule from 7shifts: 14 days back to 28 ahead, one transaction per
 /// location, upsert by provider shift id, vanished shifts deleted, nothing rewritten that did not
@@ -67,7 +75,7 @@ pub async fn sync_schedule(state: web::Data<AppState>, _cron: CronSecret) -> Res
             Ok::<_, ApiError>(JobOutcome { status: job_status(report.status), summary, result: report })
         })
         .await?;
-    Ok(answer(run))
+    Ok(json_job(run))
 }
 
 /// Refreshes the role-to-department mapping from 7shifts roles and departments.
@@ -83,7 +91,7 @@ pub async fn sync_roles(state: web::Data<AppState>, _cron: CronSecret) -> Result
             Ok::<_, ApiError>(JobOutcome { status: job_status(report.status), summary, result: report })
         })
         .await?;
-    Ok(answer(run))
+    Ok(json_job(run))
 }
 
 /// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.

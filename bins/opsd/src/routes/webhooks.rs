@@ -30,6 +30,7 @@ impl From<WebhookError> for ApiError {
                 tracing::info!(%reason, "webhook signature rejected");
                 ApiError::Unauthorized
             }
+            WebhookError::Malformed(reason) => ApiError::MalformedJson(reason),
             WebhookError::Invalid(errors) => errors.into(),
             WebhookError::DeliveryConflict => ApiError::DeliveryConflict,
             WebhookError::Store(error) => error.into(),
@@ -42,16 +43,21 @@ pub struct Received {
     received: bool,
 }
 
-/// The identity provider's user lifecycle events (`user.created`, `user.updated`, `user.deleted`).
-/// Verified before parsing (401 on failure, nothing stored); a redelivery of the same id and body
-/// answers 200 again without a second effect; the same id with another body is 409.
+/// The identity provider's lifecycle events: `user.created`, `user.updated`, `user.deleted`,
+/// `organizationMembership.created` and `.updated` (the user's role in the team, from `data.role`),
+/// `organizationMembership.deleted` (the membership goes; a token issued before the removal cannot
+/// restore it) and `organization.deleted` (every membership of the team goes; its data stays).
+/// An event older than one applied (by the provider's `updated_at`) changes nothing. Other types
+/// are recorded without effect. Verified before parsing (401 on failure, nothing stored); a body
+/// that is not JSON is 400 `malformed_json`; a redelivery of the same id and body answers 200 again
+/// without a second effect; the same id with another body is 409.
 #[utoipa::path(post, path = "/api/webhooks/identity", tag = "webhooks",
     params(
         ("webhook-id" = String, Header, description = "delivery id (also accepted as hook-id or svix-id)"),
         ("webhook-timestamp" = String, Header, description = "unix seconds (also hook-timestamp, svix-timestamp)"),
         ("webhook-signature" = String, Header, description = "space-separated v1,<base64> list (also hook-signature, svix-signature)"),
     ),
-    request_body(content = serde_json::Value, description = "{type, data, object?, timestamp?}"),
+    request_body(content = serde_json::Value, description = "{type, data, object?, timestamp?}; membership events carry data.organization.id, data.public_user_data.user_id, data.role, data.updated_at"),
     responses((status = 200, body = Received)))]
 pub async fn identity(state: web::Data<AppState>, req: HttpRequest, RawBody(body): RawBody) -> Result<HttpResponse, ApiError> {
     state.identity_webhooks.receive(signed_delivery(&req), &body).await?;
