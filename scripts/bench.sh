@@ -8,7 +8,7 @@ if ! command -v wrk >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null && apt-get install -y -qq wrk >/dev/null
 fi
-server="$(scripts/pg-up.sh)"
+server="$(scripts/pg-up.sh test)"
 psql "$server" -qc "DROP DATABASE IF EXISTS opsd_bench WITH (FORCE)" >/dev/null
 psql "$server" -qc "CREATE DATABASE opsd_bench" >/dev/null
 # One invocation, so both binaries share one feature resolution and one set of artifacts.
@@ -19,12 +19,14 @@ echo "seeding 20 locations with a year of sales and shifts..."
 week="$(./target/release/opsd seed-demo --locations 20 --weeks 52 | sed -n 's/^week_of=//p')"
 # A live database is vacuumed and analyzed by autovacuum; do it now so it does not run during the load.
 psql "$DATABASE_URL" -qc "VACUUM ANALYZE" >/dev/null
-BIND_ADDR=127.0.0.1:18091 ./target/release/opsd serve >/dev/null 2>&1 &
+cached_port="$(scripts/free-port.sh)"
+uncached_port="$(scripts/free-port.sh)"
+BIND_ADDR=127.0.0.1:$cached_port ./target/release/opsd serve >/dev/null 2>&1 &
 cached=$!
-BIND_ADDR=127.0.0.1:18092 OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
+BIND_ADDR=127.0.0.1:$uncached_port OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
 uncached=$!
 trap 'kill $cached $uncached 2>/dev/null || true' EXIT
-for port in 18091 18092; do
+for port in $cached_port $uncached_port; do
   for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/health/live" >/dev/null && break; sleep 0.1; done
 done
 
@@ -39,10 +41,10 @@ load() { # name url
   echo "$rps"
 }
 echo "HTTP, ${duration}s each, 32 connections, wrk on the same 2 cores:"
-curl -fs -H "Authorization: Bearer bench-key" "http://127.0.0.1:18091$path" >/dev/null
-cached_rps="$(load "cached optimization" "http://127.0.0.1:18091$path")"
-uncached_rps="$(load "uncached optimization" "http://127.0.0.1:18092$path")"
-live_rps="$(load "/health/live" "http://127.0.0.1:18091/health/live")"
+curl -fs -H "Authorization: Bearer bench-key" "http://127.0.0.1:$cached_port$path" >/dev/null
+cached_rps="$(load "cached optimization" "http://127.0.0.1:$cached_port$path")"
+uncached_rps="$(load "uncached optimization" "http://127.0.0.1:$uncached_port$path")"
+live_rps="$(load "/health/live" "http://127.0.0.1:$cached_port/health/live")"
 awk -v c="$cached_rps" -v l="$live_rps" 'BEGIN { printf "cached optimization / health/live = %.2f (target at least 0.6)\n", c / l }'
 kill $cached $uncached 2>/dev/null || true
 

@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples="${FUZZ_MAX_EXAMPLES:-40}"
-port="${FUZZ_PORT:-18080}"
+# A free port, as the tests take: a fixed one fails whenever anything else holds it.
+port="${FUZZ_PORT:-$(scripts/free-port.sh)}"
 base="http://127.0.0.1:$port"
 
 if [ ! -x .venv/bin/st ]; then
@@ -12,7 +13,7 @@ if [ ! -x .venv/bin/st ]; then
   .venv/bin/pip install -q "schemathesis==4.32.5" "pyjwt[crypto]==2.10.1"
 fi
 
-server="$(scripts/pg-up.sh)"
+server="$(scripts/pg-up.sh test)"
 psql "$server" -qc "DROP DATABASE IF EXISTS opsd_fuzz WITH (FORCE)" >/dev/null
 psql "$server" -qc "CREATE DATABASE opsd_fuzz" >/dev/null
 cargo build -q --bin opsd

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Stops the private cluster of scripts/pg-up.sh, if it runs.
+# pg-down.sh [run|test|all]: stops the private clusters of scripts/pg-up.sh that run (default all).
+# With --purge as the second argument, their data is deleted too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data="$PWD/.data/pg"
-[ -s "$data/PG_VERSION" ] || exit 0
-bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
-if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$bindir/pg_ctl" -D "$data" -m fast stop || true
-else "$bindir/pg_ctl" -D "$data" -m fast stop || true; fi
+source scripts/pg-cluster.sh
+
+which="${1:-all}"
+[ "$which" = all ] && names="run test" || names="$which"
+bindir="$(find_bindir || true)"
+for name in $names; do
+  cluster_paths "$name"
+  [ -s "$data/PG_VERSION" ] || continue
+  as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+  if [ "${2:-}" = "--purge" ]; then
+    rm -rf "$data"
+    rmdir "$(dirname "$data")" 2>/dev/null || true
+  fi
+done

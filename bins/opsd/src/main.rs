@@ -1,10 +1,10 @@
-//! `opsd [serve|migrate|seed-demo|vapid-keys]`; `serve` is the default.
+//! `opsd [serve|migrate|seed-demo|vapid-keys|dev-keys|dev-token]`; `serve` is the default.
 
 use anyhow::Context;
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 
-const USAGE: &str = "usage: opsd [serve|migrate|seed-demo [--locations N] [--weeks N]|vapid-keys]";
+const USAGE: &str = "usage: opsd [serve|migrate|seed-demo [--locations N] [--weeks N]|vapid-keys|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -38,6 +38,16 @@ async fn main() -> anyhow::Result<()> {
         "vapid-keys" => {
             let (public, private) = opsd_outbound::VapidKeys::generate();
             println!("NEXT_PUBLIC_VAPID_PUBLIC_KEY={public}\nVAPID_PRIVATE_KEY={private}");
+            Ok(())
+        }
+        "dev-keys" => {
+            let dir = std::env::args().nth(2).context(USAGE)?;
+            opsd::dev_identity::ensure_keys(std::path::Path::new(&dir))
+        }
+        "dev-token" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            let request = opsd::dev_identity::TokenRequest::from_args(&args)?;
+            println!("{}", opsd::dev_identity::mint(&request)?);
             Ok(())
         }
         "-h" | "--help" | "help" => {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# check-quick-start.sh OPSD_BIN: the README's quick start, as a newcomer meets it. A fresh clone of
+# this repository in a private (0700) temporary directory runs `just run` (serving OPSD_BIN, so no
+# second release build) until /health/ready answers, and the incident `curl` line it printed creates
+# an incident. As root it also starts the private cluster as an ordinary user in that user's own
+# 0700 directory. Everything it starts is stopped and deleted at the end.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$(realpath "$1")"
+tmp="$(mktemp -d)"
+chmod 0700 "$tmp"
+clone="$tmp/opsd"
+server=""
+newcomer_clone=""
+
+cleanup() {
+  [ -n "$server" ] && kill -- "-$server" 2>/dev/null || true
+  [ -d "$clone" ] && (cd "$clone" && scripts/pg-down.sh all --purge) || true
+  if [ -n "$newcomer_clone" ]; then
+    runuser -u opsd-newcomer -- bash -c "cd '$newcomer_clone' && scripts/pg-down.sh all --purge" || true
+    rm -rf "$(dirname "$newcomer_clone")"
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+git clone -q "$repo" "$clone"
+port="$("$repo/scripts/free-port.sh")"
+# Its own process group, so the whole of `just run` can be stopped at the end.
+(cd "$clone" && exec setsid env -u DATABASE_URL -u TEST_DATABASE_URL BIND_ADDR="127.0.0.1:$port" OPSD_BIN="$bin" \
+  RUST_LOG=warn just run) >"$tmp/run.out" 2>&1 &
+server=$!
+
+ready=""
+for _ in $(seq 1 300); do
+  if curl -fs "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1; then ready=1; break; fi
+  kill -0 "$server" 2>/dev/null || break
+  sleep 0.2
+done
+if [ -z "$ready" ]; then
+  echo "FAIL: just run in a 0700 clone never became ready:"; cat "$tmp/run.out"; exit 1
+fi
+grep -q "postgres://postgres@127.0.0.1" "$tmp/run.out" || { echo "FAIL: no database step printed"; cat "$tmp/run.out"; exit 1; }
+
+export_line="$(grep -m1 '^  export OPSD_TOKEN=' "$tmp/run.out")"
+incident_line="$(grep -m1 '/api/incidents$' "$tmp/run.out")"
+[ -n "$export_line" ] && [ -n "$incident_line" ] || { echo "FAIL: the ready block lacks its lines:"; cat "$tmp/run.out"; exit 1; }
+created="$(bash -c "$export_line; $incident_line -w ' HTTP %{http_code}'")"
+case "$created" in
+  *'"status":"reported"'*' HTTP 201') echo "ok: just run in a 0700 clone is ready and its incident line created an incident" ;;
+  *) echo "FAIL: the incident line answered: $created"; exit 1 ;;
+esac
+grep -q "initdb\|The files belonging" "$tmp/run.out" && { echo "FAIL: initdb's chatter reached the terminal"; exit 1; }
+
+if [ "$(id -u)" -eq 0 ]; then
+  id opsd-newcomer >/dev/null 2>&1 || useradd --create-home --shell /bin/bash opsd-newcomer
+  home="$(runuser -u opsd-newcomer -- mktemp -d)"
+  newcomer_clone="$home/opsd"
+  git clone -q "$repo" "$newcomer_clone"
+  chown -R opsd-newcomer "$newcomer_clone"
+  url="$(runuser -u opsd-newcomer -- bash -c "cd '$newcomer_clone' && scripts/pg-up.sh run")"
+  [ "$(psql "$url" -tAc 'SELECT 1')" = 1 ] || { echo "FAIL: the ordinary user's cluster does not answer"; exit 1; }
+  owner="$(stat -c %U "$newcomer_clone/.data/pg")"
+  [ "$owner" = opsd-newcomer ] || { echo "FAIL: the ordinary user's cluster is owned by $owner"; exit 1; }
+  echo "ok: an ordinary user's private cluster runs from their own 0700 directory"
+fi

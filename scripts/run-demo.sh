@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The body of `just run`: builds opsd (release), makes sure a database is there (DATABASE_URL, else
+# the durable private cluster), migrates, seeds the demo team, gives the demo a local identity and
+# web push keys, prints ready lines to try every kind of route, and serves.
+# OPSD_BIN names a prebuilt opsd to serve instead of building one (the quick-start test uses it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .data
+log="$PWD/.data/run.log"
+: >"$log"
+step() { printf '%-12s %s\n' "$1" "$2"; }
+fail() { echo "$1 failed; see $log" >&2; exit 1; }
+
+export API_KEY="${API_KEY:-dev-api-key}" CRON_SECRET="${CRON_SECRET:-dev-cron-secret}"
+export BIND_ADDR="${BIND_ADDR:-127.0.0.1:8080}"
+port="${BIND_ADDR##*:}"
+base="http://localhost:$port"
+
+if [ -n "${OPSD_BIN:-}" ]; then
+  bin="$OPSD_BIN"
+else
+  cargo build --release --bin opsd
+  bin="$PWD/target/release/opsd"
+fi
+
+if [ -z "${DATABASE_URL:-}" ]; then
+  server="$(scripts/pg-up.sh run)"
+  export DATABASE_URL="$(scripts/ensure-database.sh "$server" opsd)"
+fi
+step database "$DATABASE_URL"
+"$bin" migrate >>"$log" 2>&1 || fail "migrating"
+step migrations "up to date"
+"$bin" seed-demo >.data/demo.env 2>>"$log" || fail "seeding"
+source <(sed 's/^/DEMO_/' .data/demo.env)
+step "demo data" "team $DEMO_team_id, location $DEMO_location_slug ($DEMO_location_id)"
+
+# A local identity, unless one is configured: its public key is trusted by this server only.
+if [ -z "${IDENTITY_JWT_PUBLIC_KEY:-}" ] && [ -z "${IDENTITY_JWKS_URL:-}" ]; then
+  "$bin" dev-keys .data/dev-identity >>"$log" 2>&1 || fail "creating the dev identity key"
+  export IDENTITY_JWT_PUBLIC_KEY="$(cat .data/dev-identity/public.pem)"
+  export OPSD_DEV_SIGNING_KEY="$PWD/.data/dev-identity/private.pem"
+  step identity "dev key in .data/dev-identity (tokens: opsd dev-token)"
+fi
+if [ -z "${VAPID_PRIVATE_KEY:-}" ]; then
+  if [ ! -s .data/vapid.env ]; then
+    (umask 077 && "$bin" vapid-keys >.data/vapid.env)
+  fi
+  set -a && source .data/vapid.env && set +a
+  step "web push" "VAPID keys in .data/vapid.env"
+fi
+export APP_ORIGIN="${APP_ORIGIN:-$base}"
+
+token=""
+if [ -n "${OPSD_DEV_SIGNING_KEY:-}" ]; then
+  token="$("$bin" dev-token --user user_demo --team "$DEMO_team_id" --role admin 2>>"$log")" || fail "signing a dev token"
+fi
+json="-H 'content-type: application/json'"
+auth="-H \"Authorization: Bearer \$OPSD_TOKEN\""
+cat <<EOF
+
+opsd on $base  (API key $API_KEY, cron secret $CRON_SECRET; log of the steps: .data/run.log)
+Try it: paste the export line first (an admin of the demo team for 12 hours), then any line.
+  export OPSD_TOKEN=$token
+  curl -s $base/health/ready
+  curl -s -H 'Authorization: Bearer $API_KEY' '$base/api/analytics/optimization?teamId=$DEMO_team_id&weekOf=$DEMO_week_of'
+  curl -s $auth $json -d '{"locationId":"$DEMO_location_id","type":"Maintenance","severity":"low","notes":"Walk-in door sticks"}' $base/api/incidents
+  curl -s $auth $json -d '{"locationId":"$DEMO_location_id","date":"$(date -u +%F)","shift":"evening","actualSales":2450.5,"goalSales":2300,"hero":"Maria"}' $base/api/reports/shift
+  curl -sN $auth $json -d '{"messages":[{"role":"user","content":"How did last week go?"}]}' $base/api/assistant/chat
+  curl -s $auth $json -d '{"title":"Hello","body":"From opsd"}' $base/api/push/send
+  curl -s -H 'Authorization: Bearer $CRON_SECRET' $base/cron/prune-soft-deleted-contacts
+Another user: OPSD_DEV_SIGNING_KEY=.data/dev-identity/private.pem $bin dev-token --user user_2 --team $DEMO_team_id --role member
+
+EOF
+exec "$bin" serve
