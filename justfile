@@ -7,7 +7,7 @@ default:
 
 # Serve on BIND_ADDR (default 127.0.0.1:8080) with a demo team; uses DATABASE_URL or a private cluster.
 run:
-    scripts/run-demo.sh
+    @scripts/run-demo.sh
 
 # The whole suite: architecture check, unit tests, adapters and HTTP against a real PostgreSQL.
 test *args:
