@@ -73,3 +73,48 @@ async fn the_openapi_document_is_3_1_and_names_every_route() {
     }
     assert!(doc["components"]["securitySchemes"].get("bearer").is_some());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lost_listen_connection_is_restarted_and_shown_in_health_and_metrics() {
+    let app = TestApp::spawn().await;
+    let ready: Value = app.get("/health/ready").send().await.unwrap().json().await.unwrap();
+    assert_eq!(ready["background"]["cache-invalidation-listener"], serde_json::json!({ "state": "running", "restarts": 0 }));
+    assert_eq!(ready["background"]["guest-event-worker"]["state"], "running");
+
+    // Cut the listener's connection, as a database failover or a proxy's idle timeout would.
+    let name = app.db_url.rsplit('/').next().unwrap().to_owned();
+    let terminated: i64 = app
+        .pg()
+        .await
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
+            &[&name],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(terminated, 1, "one LISTEN connection per instance");
+
+    let mut listener = Value::Null;
+    for _ in 0..50 {
+        let ready: Value = app.get("/health/ready").send().await.unwrap().json().await.unwrap();
+        listener = ready["background"]["cache-invalidation-listener"].clone();
+        if listener["restarts"] == 1 && listener["state"] == "running" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(listener["restarts"], 1, "{listener}");
+    assert_eq!(listener["state"], "running", "{listener}");
+    let listening: i64 = app
+        .pg()
+        .await
+        .query_one("SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'", &[&name])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(listening, 1, "listening again");
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains(r#"opsd_background_task_restarts_total{task="cache-invalidation-listener"} 1"#), "{metrics}");
+    assert!(metrics.contains(r#"opsd_background_task_up{task="cache-invalidation-listener"} 1"#));
+}

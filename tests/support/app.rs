@@ -34,6 +34,8 @@ pub fn test_config(db_url: &str) -> Config {
         },
         identity: IdentityConfig {
             jwks_url: None,
+            jwks_refresh: std::time::Duration::from_secs(3_600),
+            jwks_max_stale: std::time::Duration::from_secs(86_400),
             jwt_public_key_pem: Some(SIGNING_PUBLIC_KEY.to_owned()),
             issuer: Some(ISSUER.to_owned()),
             authorized_parties: vec![AUTHORIZED_PARTY.to_owned()],
@@ -43,6 +45,7 @@ pub fn test_config(db_url: &str) -> Config {
         contact_retention_days: 30,
         chat_timeout: Duration::from_millis(500),
         optimization_cache_capacity: 10_000,
+        optimization_breaker_open: std::time::Duration::from_secs(30),
         assistant: opsd::config::AssistantConfig { base_url: "http://127.0.0.1:9/v1".into(), api_key: None, model: "test-model".into() },
         scheduler: opsd::config::SchedulerConfig { base_url: "http://127.0.0.1:9".into(), token: None, company_id: None },
         push: opsd::config::PushConfig {

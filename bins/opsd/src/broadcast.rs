@@ -3,24 +3,26 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use opsd_core::{StoreError, TeamId};
+use opsd_core::{StoreError, UserId};
 use opsd_coupons::{AlertNotifier, GuestAlert};
-use opsd_nudges::TeamBroadcast;
+use opsd_nudges::UserPush;
 use opsd_push::{Notification, PushError, PushService, SafePath};
 use opsd_teams::LocationStore;
 
-pub struct PushBroadcast {
+/// An announcement's push to one member, delivered from the announcement outbox.
+pub struct AnnouncementPush {
     pub push: Arc<PushService>,
 }
 
 #[async_trait]
-impl TeamBroadcast for PushBroadcast {
-    async fn push_to_team(&self, team: &TeamId, title: &str, body: &str, url: &str) -> Result<u32, StoreError> {
+impl UserPush for AnnouncementPush {
+    async fn push(&self, user: &UserId, title: &str, body: &str, url: &str) -> Result<u32, StoreError> {
         let url = SafePath::parse("url", url).unwrap_or_else(|_| SafePath::root());
-        let Ok(notification) = Notification::new(title.chars().take(200).collect(), body.chars().take(1000).collect(), url) else {
+        // Announcements hold at most 200 + 2000 characters; the cut keeps any within 3 KiB.
+        let Ok(notification) = Notification::new(title.chars().take(200).collect(), body.chars().take(900).collect(), url) else {
             return Ok(0);
         };
-        match self.push.broadcast(team, &notification).await {
+        match self.push.notify_user(user, &notification).await {
             Ok(summary) => Ok(summary.sent),
             // Without VAPID keys an announcement is still published; it just reaches no device.
             Err(PushError::NotConfigured) => Ok(0),

@@ -27,6 +27,8 @@ pub struct Config {
     pub assistant: AssistantConfig,
     /// Optimization reports the in-process cache holds (0 turns the cache off, for benchmarks).
     pub optimization_cache_capacity: u64,
+    /// How long the analytics circuit stays open before one trial call may pass.
+    pub optimization_breaker_open: Duration,
     /// How long a team-chat post may take before it counts as failed.
     pub chat_timeout: Duration,
     /// Soft-deleted contacts older than this are pruned by the prune job.
@@ -85,9 +87,13 @@ pub struct CouponConfig {
     pub worker_enabled: bool,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct IdentityConfig {
     pub jwks_url: Option<String>,
+    /// Fetched keys are fresh this long, then refreshed in the background.
+    pub jwks_refresh: Duration,
+    /// How long past their refresh time keys still verify while refreshes fail.
+    pub jwks_max_stale: Duration,
     pub jwt_public_key_pem: Option<String>,
     pub issuer: Option<String>,
     pub authorized_parties: Vec<String>,
@@ -110,6 +116,8 @@ impl Config {
             },
             identity: IdentityConfig {
                 jwks_url: text("IDENTITY_JWKS_URL"),
+                jwks_refresh: Duration::from_secs(parsed("IDENTITY_JWKS_REFRESH_SECONDS")?.unwrap_or(3_600)),
+                jwks_max_stale: Duration::from_secs(parsed("IDENTITY_JWKS_MAX_STALE_SECONDS")?.unwrap_or(86_400)),
                 jwt_public_key_pem: text("IDENTITY_JWT_PUBLIC_KEY").map(|pem| pem.replace("\\n", "\n")),
                 issuer: text("IDENTITY_ISSUER"),
                 authorized_parties: list("IDENTITY_AUTHORIZED_PARTIES"),
@@ -137,6 +145,7 @@ impl Config {
                 worker_enabled: !matches!(text("GUEST_EVENT_WORKER").as_deref(), Some("false" | "0" | "off")),
             },
             optimization_cache_capacity: parsed("OPTIMIZATION_CACHE_CAPACITY")?.unwrap_or(10_000),
+            optimization_breaker_open: Duration::from_secs(parsed("OPTIMIZATION_BREAKER_OPEN_SECONDS")?.unwrap_or(30)),
             chat_timeout: Duration::from_millis(parsed("CHAT_TIMEOUT_MS")?.unwrap_or(5_000)),
             contact_retention_days: parsed("CONTACT_RETENTION_DAYS")?.unwrap_or(30),
             outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,

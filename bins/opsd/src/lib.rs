@@ -12,6 +12,7 @@ mod openapi;
 mod routes;
 pub mod seed;
 mod startup;
+mod supervisor;
 mod state;
 pub mod telemetry;
 

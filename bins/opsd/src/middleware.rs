@@ -32,14 +32,12 @@ pub async fn request_id(
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
     async move {
         let started = Instant::now();
-        // A panicking handler answers 500 like any unexpected failure, instead of dropping the
-        // connection; the panic's message goes to the log only.
-        let mut response = match AssertUnwindSafe(next.call(req)).catch_unwind().await {
-            Ok(response) => response?.map_into_boxed_body(),
-            Err(panic) => {
-                let message = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
-                tracing::error!(panic = message.unwrap_or("(no message)"), "a handler panicked");
-                return Err(crate::errors::ApiError::Internal("a handler panicked".into()).into());
+        let header = HeaderValue::from_str(&id).expect("a sane id is a header value");
+        let mut response = match next.call(req).await {
+            Ok(response) => response.map_into_boxed_body(),
+            Err(error) => {
+                tracing::error!(status = error.as_response_error().status_code().as_u16(), "request failed");
+                return Err(Tagged { error, id: header }.into());
             }
         };
         let status = response.status();
@@ -49,13 +47,73 @@ pub async fn request_id(
         } else {
             tracing::info!(status = status.as_u16(), elapsed_ms, "request finished");
         }
-        response
-            .headers_mut()
-            .insert(REQUEST_ID.clone(), HeaderValue::from_str(&id).expect("a sane id is a header value"));
+        response.headers_mut().insert(REQUEST_ID.clone(), header);
         Ok(response)
     }
     .instrument(span)
     .await
+}
+
+/// The innermost layer: a panicking handler answers 500 `internal` like any unexpected failure,
+/// instead of dropping the connection. The panic's message goes to the log only, and
+/// `http_panics_total` counts it; the layers outside it count and tag the answer like any other.
+pub async fn catch_panics(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let metrics = req.app_data::<actix_web::web::Data<HttpMetrics>>().cloned();
+    match AssertUnwindSafe(next.call(req)).catch_unwind().await {
+        Ok(response) => Ok(response?.map_into_boxed_body()),
+        Err(panic) => {
+            let message = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+            tracing::error!(panic = message.unwrap_or("(no message)"), "a handler panicked");
+            if let Some(metrics) = metrics {
+                metrics.panics.inc();
+            }
+            Err(crate::errors::ApiError::Internal("a handler panicked".into()).into())
+        }
+    }
+}
+
+/// An error that left the handlers (a panic), answered with the request's id like any answer.
+#[derive(Debug)]
+struct Tagged {
+    error: actix_web::Error,
+    id: HeaderValue,
+}
+
+impl std::fmt::Display for Tagged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl actix_web::ResponseError for Tagged {
+    fn status_code(&self) -> actix_web::http::StatusCode {
+        self.error.as_response_error().status_code()
+    }
+
+    fn error_response(&self) -> actix_web::HttpResponse<BoxBody> {
+        let mut response = self.error.error_response();
+        response.headers_mut().insert(REQUEST_ID.clone(), self.id.clone());
+        response
+    }
+}
+
+/// The `method` label: the methods the service answers, every other one counted as `other`, so a
+/// client cannot grow the label space.
+fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
 }
 
 /// Prometheus metrics of the HTTP surface.
@@ -64,6 +122,7 @@ pub struct HttpMetrics {
     pub registry: Registry,
     requests: IntCounterVec,
     latency: HistogramVec,
+    panics: prometheus::IntCounter,
 }
 
 impl HttpMetrics {
@@ -79,9 +138,11 @@ impl HttpMetrics {
             &labels,
         )
         .expect("a valid histogram");
+        let panics = prometheus::IntCounter::new("http_panics_total", "Handlers that panicked (answered 500)").expect("a valid counter");
         registry.register(Box::new(requests.clone())).expect("registered once");
         registry.register(Box::new(latency.clone())).expect("registered once");
-        Self { registry, requests, latency }
+        registry.register(Box::new(panics.clone())).expect("registered once");
+        Self { registry, requests, latency, panics }
     }
 
     pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
@@ -103,15 +164,19 @@ pub async fn record_metrics(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let metrics = req.app_data::<actix_web::web::Data<HttpMetrics>>().cloned();
-    let method = req.method().to_string();
+    let method = method_label(req.method());
     // The route pattern, not the path, so ids do not explode the label space.
     let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
     let started = Instant::now();
-    let response = next.call(req).await?;
+    let response = next.call(req).await;
+    let status = match &response {
+        Ok(response) => response.status(),
+        Err(error) => error.as_response_error().status_code(),
+    };
     if let Some(metrics) = metrics {
-        metrics.observe(&method, &route, response.status().as_u16(), started.elapsed().as_secs_f64());
+        metrics.observe(method, &route, status.as_u16(), started.elapsed().as_secs_f64());
     }
-    Ok(response)
+    response
 }
 
 #[cfg(test)]
@@ -122,20 +187,48 @@ mod tests {
     use super::*;
 
     #[actix_web::test]
-    async fn a_panicking_handler_answers_a_500_problem() {
+    async fn a_panicking_handler_answers_a_500_problem_with_its_request_id_and_is_counted() {
+        let metrics = web::Data::new(HttpMetrics::new());
         let app = test::init_service(
             App::new()
+                .app_data(metrics.clone())
+                .wrap(from_fn(catch_panics))
+                .wrap(from_fn(record_metrics))
                 .wrap(from_fn(request_id))
                 .route("/boom", web::get().to(|| async { if true { panic!("secret detail") } "unreachable" })),
         )
         .await;
-        let response = test::try_call_service(&app, test::TestRequest::get().uri("/boom").to_request()).await;
-        let error = response.err().expect("the panic becomes an error");
+        let request = test::TestRequest::get().uri("/boom").insert_header(("x-request-id", "req-42")).to_request();
+        let error = test::try_call_service(&app, request).await.err().expect("the panic is answered as an error");
         let response = error.error_response();
         assert_eq!(response.status(), 500);
+        assert_eq!(response.headers().get("x-request-id").unwrap(), "req-42");
         let body = actix_web::body::to_bytes(response.into_body()).await.unwrap();
         let text = String::from_utf8(body.to_vec()).unwrap();
         assert!(text.contains(r#""code":"internal""#), "{text}");
         assert!(!text.contains("secret detail"));
+        assert_eq!(metrics.panics.get(), 1);
+        assert_eq!(metrics.requests.with_label_values(&["GET", "/boom", "500"]).get(), 1);
+    }
+
+    #[actix_web::test]
+    async fn invented_methods_are_counted_as_other_and_unknown_paths_as_unmatched() {
+        let metrics = web::Data::new(HttpMetrics::new());
+        let app = test::init_service(
+            App::new().app_data(metrics.clone()).wrap(from_fn(record_metrics)).route("/a", web::get().to(|| async { "a" })),
+        )
+        .await;
+        let invented = actix_web::http::Method::from_bytes(b"BREW").unwrap();
+        test::call_service(&app, test::TestRequest::default().method(invented).uri("/a").to_request()).await;
+        test::call_service(&app, test::TestRequest::get().uri("/nowhere/123").to_request()).await;
+        let families = metrics.registry.gather();
+        let labels: Vec<String> = families
+            .iter()
+            .filter(|f| f.name() == "http_requests_total")
+            .flat_map(|f| f.get_metric().iter().map(|m| m.get_label().iter().map(|l| l.value().to_owned()).collect::<Vec<_>>().join(" ")).collect::<Vec<_>>())
+            .collect();
+        assert!(labels.iter().all(|l| !l.contains("BREW") && !l.contains("/nowhere")), "{labels:?}");
+        assert!(labels.iter().any(|l| l.starts_with("other")), "{labels:?}");
+        assert!(labels.iter().any(|l| l.contains("unmatched")), "{labels:?}");
     }
 }

@@ -11,7 +11,7 @@ use opsd_cache::MokaReportCache;
 use opsd_core::{Clock, SystemClock, TeamChat};
 use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake, GuestEventWorker};
 use opsd_identity::{
-    Authenticator, DecodingKey, IdentityWebhookService, JwksCache, KeySource, TokenPolicy, TokenVerifier,
+    Authenticator, DecodingKey, IdentityWebhookService, JwksCache, JwksPolicy, KeySource, TokenPolicy, TokenVerifier,
 };
 use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
@@ -25,11 +25,11 @@ use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_push::PushService;
 
 use crate::assistant_tools::AppTools;
-use crate::broadcast::{PushAlertNotifier, PushBroadcast};
+use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
 use opsd_postgres::{
-    Db, DbConfig, InvalidationHandler, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
+    Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgAnnouncementStore, PgThreadStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, listen_for_invalidations,
+    PgAnnouncementStore, PgThreadStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -39,7 +39,8 @@ use tokio::task::JoinHandle;
 
 use crate::config::Config;
 use crate::extract::json::BODY_LIMIT;
-use crate::middleware::{HttpMetrics, record_metrics, request_id};
+use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id};
+use crate::supervisor::Supervisor;
 use crate::routes;
 use crate::state::AppState;
 
@@ -58,18 +59,22 @@ impl Application {
     /// tasks and binds the listener (port 0 picks a free port; `port()` tells which).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let db = connect_database(&config).await?;
-        let (state, background) = wire(&config, db).await?;
-        let state = web::Data::new(state);
         let metrics = web::Data::new(HttpMetrics::new());
+        let supervisor = Supervisor::new(&metrics.registry);
+        let (state, background) = wire(&config, db, &supervisor).await?;
+        let state = web::Data::new(state);
+        let supervisor = web::Data::new(supervisor);
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
         let port = listener.local_addr()?.port();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
                 .app_data(metrics.clone())
+                .app_data(supervisor.clone())
                 .app_data(web::PayloadConfig::new(BODY_LIMIT))
                 .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
                 .configure(routes::configure)
+                .wrap(from_fn(catch_panics))
                 .wrap(from_fn(record_metrics))
                 .wrap(from_fn(request_id))
         })
@@ -105,7 +110,7 @@ pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHandle<()>>)> {
+async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Result<(AppState, Vec<JoinHandle<()>>)> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
     let locations = Arc::new(PgLocationStore::new(db.clone()));
@@ -119,10 +124,8 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
     });
     let instance = uuid::Uuid::new_v4();
     let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone(), instance));
-    let listener = listen_for_invalidations(config.database.url.clone(), on_invalidation, instance)
-        .await
-        .context("listening for cache invalidations")?;
-    let mut background = vec![listener];
+    let first = connect_invalidation_listener(&config.database.url).await.context("listening for cache invalidations")?;
+    let mut background = vec![supervise_listener(supervisor, first, config.database.url.clone(), on_invalidation, instance)];
 
     let authenticator = Authenticator::new(
         TokenVerifier::new(
@@ -156,18 +159,21 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         clock.clone(),
     ));
     if config.coupons.worker_enabled {
-        let worker = GuestEventWorker::new(
+        let worker = Arc::new(GuestEventWorker::new(
             guest_event_store.clone(),
             coupon_store.clone(),
             Arc::new(PushAlertNotifier { push: push.clone(), locations: locations.clone() }),
             clock.clone(),
-        );
-        background.push(tokio::spawn(run_guest_event_worker(worker, guest_event_wake.clone())));
+        ));
+        let wake = guest_event_wake.clone();
+        background.push(supervisor.spawn("guest-event-worker", move || {
+            Box::pin(run_guest_event_worker(worker.clone(), wake.clone()))
+        }));
     }
     let nudges = NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone());
     let announcements = AnnouncementService::new(
         Arc::new(PgAnnouncementStore::new(db.clone())),
-        Arc::new(PushBroadcast { push: push.clone() }),
+        Arc::new(AnnouncementPush { push: push.clone() }),
         clock.clone(),
     );
 
@@ -197,7 +203,7 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
         Arc::new(PgAnalyticsStore::new(db.clone())),
         Arc::new(cache),
         cache_invalidation.clone(),
-        CircuitBreaker::new(clock.clone()),
+        CircuitBreaker::new(clock.clone(), time::Duration::try_from(config.optimization_breaker_open).context("OPTIMIZATION_BREAKER_OPEN_SECONDS")?),
     ));
     let model = config.assistant.api_key.as_ref().map(|key| {
         Arc::new(ChatCompletions::new(ChatCompletionsConfig {
@@ -250,9 +256,37 @@ async fn wire(config: &Config, db: Db) -> anyhow::Result<(AppState, Vec<JoinHand
     Ok((state, background))
 }
 
+/// The cache-invalidation listener, under supervision: the first connection was made before the
+/// server serves; every later one drops the whole cache first, since invalidations sent while it
+/// was away are lost.
+fn supervise_listener(
+    supervisor: &Supervisor,
+    first: InvalidationListener,
+    url: String,
+    handler: InvalidationHandler,
+    instance: uuid::Uuid,
+) -> JoinHandle<()> {
+    let mut first = Some(first);
+    supervisor.spawn("cache-invalidation-listener", move || {
+        let (first, url, handler) = (first.take(), url.clone(), handler.clone());
+        Box::pin(async move {
+            let listener = match first {
+                Some(listener) => listener,
+                None => {
+                    let listener = connect_invalidation_listener(&url).await.map_err(|error| format!("reconnecting: {error}"))?;
+                    handler(None);
+                    listener
+                }
+            };
+            listener.run(&handler, instance).await;
+            Err("the LISTEN connection ended".to_owned())
+        })
+    })
+}
+
 /// Drains the guest-event queue: at once when an event arrives here, and every second for events
 /// that arrived through other instances or wait for a retry.
-async fn run_guest_event_worker(worker: GuestEventWorker, wake: Arc<tokio::sync::Notify>) {
+async fn run_guest_event_worker(worker: Arc<GuestEventWorker>, wake: Arc<tokio::sync::Notify>) -> Result<(), String> {
     loop {
         match worker.run_once(50).await {
             Ok(50) => continue,
@@ -294,12 +328,16 @@ fn signing_keys(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<KeySou
             .map_err(|error| anyhow::anyhow!("IDENTITY_JWT_PUBLIC_KEY: not an RSA public key in PEM form: {error}"))?;
         return Ok(KeySource::Static(key));
     }
+    let policy = JwksPolicy {
+        refresh_after: time::Duration::try_from(config.identity.jwks_refresh).context("IDENTITY_JWKS_REFRESH_SECONDS")?,
+        max_stale: time::Duration::try_from(config.identity.jwks_max_stale).context("IDENTITY_JWKS_MAX_STALE_SECONDS")?,
+    };
     if let Some(url) = &config.identity.jwks_url {
         let fetcher = Arc::new(HttpJwksFetcher::new(url.clone()));
-        return Ok(KeySource::Jwks(Arc::new(JwksCache::new(fetcher, clock))));
+        return Ok(KeySource::Jwks(Arc::new(JwksCache::new(fetcher, clock, policy))));
     }
     tracing::warn!("neither IDENTITY_JWT_PUBLIC_KEY nor IDENTITY_JWKS_URL is set: user tokens will be refused");
-    Ok(KeySource::Jwks(Arc::new(JwksCache::new(Arc::new(NoKeys), clock))))
+    Ok(KeySource::Jwks(Arc::new(JwksCache::new(Arc::new(NoKeys), clock, policy))))
 }
 
 struct NoKeys;

@@ -8,7 +8,7 @@ mod webhook;
 mod webhook_service;
 
 pub use authenticator::{AuthError, Authenticator};
-pub use jwks::JwksCache;
+pub use jwks::{JwksCache, JwksPolicy};
 pub use ports::{Delivery, DeliveryOutcome, IdentityEventStore, JwksFetcher, MembershipStore, SignInOutcome};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockIdentityEventStore, MockJwksFetcher, MockMembershipStore};

@@ -22,6 +22,8 @@ pub trait JobLocks: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait JobRunStore: Send + Sync {
+    /// Records a run as `running`. The caller holds the job's lock, so any other run of the job
+    /// still `running` lost its instance: it is marked `abandoned`.
     async fn started(&self, run: Uuid, job: &str, correlation: Uuid, at: OffsetDateTime) -> Result<(), StoreError>;
     async fn finished(
         &self,

@@ -6,7 +6,15 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
 
-use crate::ports::{AnnouncementStore, TeamBroadcast};
+use crate::ports::{AnnouncementStore, PendingPush, UserPush};
+
+/// How long a claimed push is leased to the instance delivering it.
+const PUSH_LEASE: time::Duration = time::Duration::seconds(60);
+/// Attempts before a push is given up; the wait after a failure doubles from one minute.
+const PUSH_ATTEMPTS: u32 = 5;
+/// Pushes claimed at once, and batches in one run.
+const PUSH_BATCH: u32 = 100;
+const PUSH_BATCHES: usize = 50;
 
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -64,13 +72,13 @@ pub enum AnnouncementError {
 
 pub struct AnnouncementService {
     store: Arc<dyn AnnouncementStore>,
-    broadcast: Arc<dyn TeamBroadcast>,
+    push: Arc<dyn UserPush>,
     clock: Arc<dyn Clock>,
 }
 
 impl AnnouncementService {
-    pub fn new(store: Arc<dyn AnnouncementStore>, broadcast: Arc<dyn TeamBroadcast>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, broadcast, clock }
+    pub fn new(store: Arc<dyn AnnouncementStore>, push: Arc<dyn UserPush>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, push, clock }
     }
 
     pub async fn create(&self, caller: &Caller, request: &AnnouncementRequest) -> Result<Announcement, AnnouncementError> {
@@ -106,18 +114,86 @@ impl AnnouncementService {
         Ok(self.store.list(caller.team_id()?).await?)
     }
 
-    /// Publishes due announcements (each exactly once), then pushes them to the team's devices;
-    /// a failing push never unpublishes. Returns (published, devices reached).
+    /// Publishes due announcements (each exactly once) and queues a push per team member in the
+    /// same transaction, then delivers the queue. Returns (published, devices reached).
     pub async fn publish_due(&self) -> Result<(u32, u32), StoreError> {
         let published = self.store.publish_due(self.clock.now(), 100).await?;
+        let reached = self.deliver_pending().await?;
+        Ok((published.len() as u32, reached))
+    }
+
+    /// Delivers the queued pushes that are due: this run's, those a dead instance left (after
+    /// their lease) and failed ones (after their backoff). A delivered push is never sent again; a
+    /// failing one is retried up to five attempts. Returns the devices reached.
+    pub async fn deliver_pending(&self) -> Result<u32, StoreError> {
         let mut reached = 0;
-        for announcement in &published {
-            let url = format!("/announcements/{}", announcement.id);
-            match self.broadcast.push_to_team(&announcement.team_id, &announcement.title, &announcement.body, &url).await {
-                Ok(devices) => reached += devices,
-                Err(error) => tracing::warn!(announcement = %announcement.id, %error, "pushing an announcement failed"),
+        for _ in 0..PUSH_BATCHES {
+            let now = self.clock.now();
+            let batch = self.store.claim_pushes(now, now + PUSH_LEASE, PUSH_BATCH).await?;
+            if batch.is_empty() {
+                break;
+            }
+            for push in batch {
+                reached += self.deliver(push).await?;
             }
         }
-        Ok((published.len() as u32, reached))
+        Ok(reached)
+    }
+
+    async fn deliver(&self, push: PendingPush) -> Result<u32, StoreError> {
+        let url = format!("/announcements/{}", push.announcement_id);
+        match self.push.push(&push.user_id, &push.title, &push.body, &url).await {
+            Ok(devices) => {
+                self.store.push_delivered(push.announcement_id, &push.user_id, devices).await?;
+                Ok(devices)
+            }
+            Err(error) => {
+                let retry_at = (push.attempts < PUSH_ATTEMPTS)
+                    .then(|| self.clock.now() + time::Duration::minutes(1) * 2i32.pow(push.attempts.saturating_sub(1)));
+                tracing::warn!(announcement = %push.announcement_id, attempts = push.attempts, %error, "pushing an announcement failed");
+                self.store.push_failed(push.announcement_id, &push.user_id, retry_at, "push failed").await?;
+                Ok(0)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mockall::predicate::{always, eq};
+    use opsd_core::MockClock;
+
+    use super::*;
+    use crate::ports::{MockAnnouncementStore, MockUserPush};
+
+    const NOW: i64 = 1_795_348_800;
+
+    fn clock() -> Arc<MockClock> {
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(NOW).unwrap());
+        Arc::new(clock)
+    }
+
+    fn pending(user: &str, attempts: u32) -> PendingPush {
+        PendingPush { announcement_id: Uuid::nil(), user_id: UserId::new(user), title: "Menu".into(), body: "New".into(), attempts }
+    }
+
+    #[tokio::test]
+    async fn queued_pushes_are_delivered_once_and_failures_retried_with_backoff_then_given_up() {
+        let mut store = MockAnnouncementStore::new();
+        store.expect_publish_due().returning(|_, _| Ok(Vec::new()));
+        let mut batches = vec![vec![pending("ok", 1), pending("flaky", 2), pending("hopeless", 5)], Vec::new()];
+        store.expect_claim_pushes().times(2).returning(move |_, _, _| Ok(batches.remove(0)));
+        store.expect_push_delivered().with(eq(Uuid::nil()), eq(UserId::new("ok")), eq(2)).times(1).returning(|_, _, _| Ok(()));
+        let retry = OffsetDateTime::from_unix_timestamp(NOW).unwrap() + time::Duration::minutes(2);
+        store.expect_push_failed().with(eq(Uuid::nil()), eq(UserId::new("flaky")), eq(Some(retry)), always()).times(1).returning(|_, _, _, _| Ok(()));
+        store.expect_push_failed().with(eq(Uuid::nil()), eq(UserId::new("hopeless")), eq(None), always()).times(1).returning(|_, _, _, _| Ok(()));
+        let mut push = MockUserPush::new();
+        push.expect_push().returning(|user, _, _, url| {
+            assert_eq!(url, format!("/announcements/{}", Uuid::nil()));
+            if user.as_str() == "ok" { Ok(2) } else { Err(StoreError::Unavailable("down".into())) }
+        });
+        let service = AnnouncementService::new(Arc::new(store), Arc::new(push), clock());
+        assert_eq!(service.publish_due().await.unwrap(), (0, 2));
     }
 }

@@ -11,6 +11,6 @@ pub use announcements::{Announcement, AnnouncementError, AnnouncementRequest, An
 pub use expected::{Missing, expected_reports, missing_reports};
 pub use heroes::top_heroes;
 pub use jobs::{NudgeJobs, NudgeTally};
-pub use ports::{AnnouncementStore, NudgeLocation, NudgeStore, TeamBroadcast};
+pub use ports::{AnnouncementStore, NudgeLocation, NudgeStore, PendingPush, UserPush};
 #[cfg(any(test, feature = "mock"))]
-pub use ports::{MockAnnouncementStore, MockNudgeStore, MockTeamBroadcast};
+pub use ports::{MockAnnouncementStore, MockNudgeStore, MockUserPush};

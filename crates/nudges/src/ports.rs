@@ -1,8 +1,8 @@
 use async_trait::async_trait;
-use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_core::{LocationId, StoreError, TeamId, UserId};
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
-
+use uuid::Uuid;
 
 use crate::announcements::{Announcement, NewAnnouncement};
 
@@ -51,16 +51,34 @@ pub trait AnnouncementStore: Send + Sync {
     /// `None` when the location is not the team's.
     async fn create(&self, announcement: &NewAnnouncement, at: OffsetDateTime) -> Result<Option<Announcement>, StoreError>;
     async fn list(&self, team: &TeamId) -> Result<Vec<Announcement>, StoreError>;
-    /// Marks due, unpublished announcements published (each exactly once, `SKIP LOCKED`) and
-    /// returns them.
+    /// Marks due, unpublished announcements published (each exactly once, `SKIP LOCKED`) and, in
+    /// the same transaction, queues one push per member of the team (the outbox); returns them.
     async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError>;
+    /// Claims up to `limit` queued pushes that are due at `now`, each leased until `lease_until`
+    /// (a dead instance's claim is taken again after it) and counted as an attempt.
+    async fn claim_pushes(&self, now: OffsetDateTime, lease_until: OffsetDateTime, limit: u32) -> Result<Vec<PendingPush>, StoreError>;
+    /// The push reached the member's devices (`devices` accepted it): it is never sent again.
+    async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError>;
+    /// The push failed: it is tried again at `retry_at`, or given up (`None`).
+    async fn push_failed(&self, announcement: Uuid, user: &UserId, retry_at: Option<OffsetDateTime>, error: &str) -> Result<(), StoreError>;
 }
 
-/// Pushes a payload to every member of a team (their push subscriptions).
+/// One member's push of a published announcement, waiting in the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingPush {
+    pub announcement_id: Uuid,
+    pub user_id: UserId,
+    pub title: String,
+    pub body: String,
+    /// Attempts so far, this one included.
+    pub attempts: u32,
+}
+
+/// Pushes a payload to one user's devices (their push subscriptions).
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
-pub trait TeamBroadcast: Send + Sync {
+pub trait UserPush: Send + Sync {
     /// Returns how many devices accepted it.
-    async fn push_to_team(&self, team: &TeamId, title: &str, body: &str, url: &str) -> Result<u32, StoreError>;
+    async fn push(&self, user: &UserId, title: &str, body: &str, url: &str) -> Result<u32, StoreError>;
 }
 

@@ -11,7 +11,7 @@ mod report;
 mod requests;
 mod service;
 
-pub use breaker::{CircuitBreaker, CircuitOpen};
+pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_OPEN_FOR, Permit};
 pub use goals::{DayGoal, effective_goals};
 pub use kpi::build_report;
 pub use model::{Block, Department, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData};

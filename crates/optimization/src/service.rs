@@ -100,14 +100,14 @@ impl OptimizationService {
 
     /// Runs a store read through the circuit breaker.
     async fn guarded<T>(&self, call: impl Future<Output = Result<T, StoreError>>) -> Result<T, OptimizationError> {
-        self.breaker.admit().map_err(OptimizationError::CircuitOpen)?;
+        let permit = self.breaker.admit().map_err(OptimizationError::CircuitOpen)?;
         match call.await {
             Ok(value) => {
-                self.breaker.record_success();
+                permit.success();
                 Ok(value)
             }
             Err(error) => {
-                self.breaker.record_failure();
+                permit.failure();
                 Err(error.into())
             }
         }
@@ -132,7 +132,7 @@ mod tests {
         clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
         let mut invalidation = MockTeamCacheInvalidation::new();
         invalidation.expect_invalidate_team().return_const(());
-        OptimizationService::new(Arc::new(store), Arc::new(cache), Arc::new(invalidation), CircuitBreaker::new(Arc::new(clock)))
+        OptimizationService::new(Arc::new(store), Arc::new(cache), Arc::new(invalidation), CircuitBreaker::new(Arc::new(clock), crate::breaker::DEFAULT_OPEN_FOR))
     }
 
     fn missing_cache() -> MockReportCache {

@@ -2,7 +2,6 @@
 //! and a notification reaches every listening instance within milliseconds.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use diesel::sql_types::Text;
@@ -54,35 +53,22 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
     }
 }
 
-/// Connects the invalidation listener before returning, so an instance never serves a cache that
-/// is not yet listening, then listens until the process ends, reconnecting with backoff. Each
-/// reconnection drops everything, since notifications sent while away are lost; a lost connection
-/// alone drops nothing, so cached answers keep being served through a database outage.
-pub async fn listen_for_invalidations(
-    database_url: String,
-    handler: InvalidationHandler,
-    instance: uuid::Uuid,
-) -> Result<tokio::task::JoinHandle<()>, tokio_postgres::Error> {
-    let first = Listener::connect(&database_url).await?;
-    Ok(tokio::spawn(async move {
-        first.run(&handler, instance).await;
-        let mut backoff = Duration::from_millis(250);
-        loop {
-            tracing::warn!("cache invalidation listener disconnected; reconnecting");
-            tokio::time::sleep(backoff).await;
-            match Listener::connect(&database_url).await {
-                Ok(listener) => {
-                    backoff = Duration::from_millis(250);
-                    handler(None);
-                    listener.run(&handler, instance).await;
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "cache invalidation listener could not reconnect");
-                    backoff = (backoff * 2).min(Duration::from_secs(10));
-                }
-            }
-        }
-    }))
+/// A connection that `LISTEN`s for invalidations. The server connects the first one before it
+/// serves, so an instance never serves a cache that is not listening; its supervisor connects a
+/// new one whenever the last ends, and each reconnection drops everything, since notifications
+/// sent while away are lost. A lost connection alone drops nothing, so cached answers keep being
+/// served through a database outage.
+pub async fn connect_invalidation_listener(database_url: &str) -> Result<InvalidationListener, tokio_postgres::Error> {
+    Listener::connect(database_url).await.map(InvalidationListener)
+}
+
+pub struct InvalidationListener(Listener);
+
+impl InvalidationListener {
+    /// Applies notifications until the connection ends.
+    pub async fn run(self, handler: &InvalidationHandler, instance: uuid::Uuid) {
+        self.0.run(handler, instance).await;
+    }
 }
 
 struct Listener {

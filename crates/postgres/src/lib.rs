@@ -26,7 +26,7 @@ pub use coupons::{PgCouponStore, PgExpiryStore};
 pub use guest_events::PgGuestEventStore;
 pub use analytics::PgAnalyticsStore;
 pub use assistant::PgThreadStore;
-pub use cache_bus::{CACHE_CHANNEL, InvalidationHandler, PgTeamCacheInvalidation, listen_for_invalidations};
+pub use cache_bus::{CACHE_CHANNEL, InvalidationHandler, InvalidationListener, PgTeamCacheInvalidation, connect_invalidation_listener};
 pub use error::store_error;
 pub use identity_events::PgIdentityEventStore;
 pub use incidents::PgIncidentStore;

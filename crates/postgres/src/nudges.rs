@@ -3,8 +3,8 @@ use diesel::OptionalExtension;
 use diesel::QueryableByName;
 use diesel::sql_types::{Array, Bool, Date as SqlDate, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use opsd_core::{LocationId, StoreError, TeamId};
-use opsd_nudges::{Announcement, AnnouncementStore, NewAnnouncement, NudgeLocation, NudgeStore};
+use opsd_core::{LocationId, StoreError, TeamId, UserId};
+use opsd_nudges::{Announcement, AnnouncementStore, NewAnnouncement, NudgeLocation, NudgeStore, PendingPush};
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
@@ -313,11 +313,19 @@ impl AnnouncementStore for PgAnnouncementStore {
 
     async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError> {
         let mut conn = self.db.conn().await?;
+        // One statement: publishing and queueing the members' pushes commit together.
         let rows: Vec<AnnouncementRow> = diesel::sql_query(format!(
-            "UPDATE announcements SET published_at = $1 WHERE id IN ( \
-               SELECT id FROM announcements WHERE published_at IS NULL AND publish_at <= $1 \
-               ORDER BY publish_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             RETURNING {ANNOUNCEMENT_COLUMNS}"
+            "WITH published AS ( \
+               UPDATE announcements SET published_at = $1 WHERE id IN ( \
+                 SELECT id FROM announcements WHERE published_at IS NULL AND publish_at <= $1 \
+                 ORDER BY publish_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) \
+               RETURNING {ANNOUNCEMENT_COLUMNS}), \
+             queued AS ( \
+               INSERT INTO announcement_pushes (announcement_id, user_id, available_at, created_at) \
+               SELECT p.id, m.user_id, $1, $1 FROM published p \
+               JOIN memberships m ON m.team_id = p.team_id JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL \
+               ON CONFLICT DO NOTHING) \
+             SELECT {ANNOUNCEMENT_COLUMNS} FROM published"
         ))
         .bind::<Timestamptz, _>(now)
         .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
@@ -326,5 +334,79 @@ impl AnnouncementStore for PgAnnouncementStore {
         .map_err(store_error)?;
         Ok(rows.into_iter().map(Announcement::from).collect())
     }
-}
 
+    async fn claim_pushes(&self, now: OffsetDateTime, lease_until: OffsetDateTime, limit: u32) -> Result<Vec<PendingPush>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Claimed {
+            #[diesel(sql_type = SqlUuid)]
+            announcement_id: Uuid,
+            #[diesel(sql_type = Text)]
+            user_id: String,
+            #[diesel(sql_type = Text)]
+            title: String,
+            #[diesel(sql_type = Text)]
+            body: String,
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            attempts: i32,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Claimed> = diesel::sql_query(
+            "UPDATE announcement_pushes q SET available_at = $2, attempts = q.attempts + 1 \
+             FROM announcements a \
+             WHERE a.id = q.announcement_id AND (q.announcement_id, q.user_id) IN ( \
+               SELECT announcement_id, user_id FROM announcement_pushes \
+               WHERE state = 'pending' AND available_at <= $1 \
+               ORDER BY available_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             RETURNING q.announcement_id, q.user_id, a.title, a.body, q.attempts",
+        )
+        .bind::<Timestamptz, _>(now)
+        .bind::<Timestamptz, _>(lease_until)
+        .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| PendingPush {
+                announcement_id: r.announcement_id,
+                user_id: UserId::new(r.user_id),
+                title: r.title,
+                body: r.body,
+                attempts: u32::try_from(r.attempts).unwrap_or(u32::MAX),
+            })
+            .collect())
+    }
+
+    async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query(
+            "UPDATE announcement_pushes SET state = 'done', devices = $3, last_error = NULL \
+             WHERE announcement_id = $1 AND user_id = $2",
+        )
+        .bind::<SqlUuid, _>(announcement)
+        .bind::<Text, _>(user.as_str())
+        .bind::<diesel::sql_types::Integer, _>(i32::try_from(devices).unwrap_or(i32::MAX))
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(())
+    }
+
+    async fn push_failed(&self, announcement: Uuid, user: &UserId, retry_at: Option<OffsetDateTime>, error: &str) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query(
+            "UPDATE announcement_pushes SET last_error = $3, \
+               state = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, \
+               available_at = COALESCE($4, available_at) \
+             WHERE announcement_id = $1 AND user_id = $2",
+        )
+        .bind::<SqlUuid, _>(announcement)
+        .bind::<Text, _>(user.as_str())
+        .bind::<Text, _>(error)
+        .bind::<Nullable<Timestamptz>, _>(retry_at)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(())
+    }
+}

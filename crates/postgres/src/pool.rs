@@ -69,10 +69,23 @@ impl Db {
     }
 }
 
-/// Runs the embedded migrations that have not run yet. Needs Tokio's multi-thread runtime.
+/// Runs the embedded migrations that have not run yet, under a PostgreSQL advisory lock: instances
+/// that start together wait for each other, and each migration is applied once. Needs Tokio's
+/// multi-thread runtime.
 pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
+    // The lock lives on a session of its own, closed afterwards (a dead instance's lock goes with
+    // its session); waiting for another instance's migrations is not bound by statement_timeout.
+    let mut lock = Object::take(db.conn().await?);
+    lock.batch_execute("SET statement_timeout = 0; SELECT pg_advisory_lock(hashtextextended('opsd-migrations', 0))")
+        .await
+        .map_err(crate::store_error)?;
     let conn = db.conn().await?;
     let mut harness = AsyncMigrationHarness::new(conn);
-    tokio::task::block_in_place(|| harness.run_pending_migrations(MIGRATIONS).map(|_| ()))
-        .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")))
+    let applied = tokio::task::block_in_place(|| harness.run_pending_migrations(MIGRATIONS).map(|done| done.len()))
+        .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")));
+    let _ = lock.batch_execute("SELECT pg_advisory_unlock(hashtextextended('opsd-migrations', 0))").await;
+    if let Ok(applied) = applied && applied > 0 {
+        tracing::info!(applied, "migrations applied");
+    }
+    applied.map(|_| ())
 }

@@ -146,17 +146,7 @@ impl MemberDirectory for PgMemberDirectory {
         Ok(found.found)
     }
 
-    async fn members(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError> {
-        self.users_of(team, &["admin", "member"]).await
-    }
-
     async fn admins(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError> {
-        self.users_of(team, &["admin"]).await
-    }
-}
-
-impl PgMemberDirectory {
-    async fn users_of(&self, team: &TeamId, roles: &[&str]) -> Result<Vec<UserId>, StoreError> {
         #[derive(QueryableByName)]
         struct Member {
             #[diesel(sql_type = Text)]
@@ -165,10 +155,9 @@ impl PgMemberDirectory {
         let mut conn = self.db.conn().await?;
         let rows: Vec<Member> = diesel::sql_query(
             "SELECT m.user_id FROM memberships m JOIN users u ON u.id = m.user_id \
-             WHERE m.team_id = $1 AND m.role = ANY($2) AND u.deleted_at IS NULL ORDER BY m.user_id",
+             WHERE m.team_id = $1 AND m.role = 'admin' AND u.deleted_at IS NULL ORDER BY m.user_id",
         )
         .bind::<Text, _>(team.as_str())
-        .bind::<diesel::sql_types::Array<Text>, _>(roles)
         .load(&mut conn)
         .await
         .map_err(store_error)?;

@@ -23,8 +23,6 @@ pub trait SubscriptionStore: Send + Sync {
 #[async_trait]
 pub trait MemberDirectory: Send + Sync {
     async fn is_member(&self, team: &TeamId, user: &UserId) -> Result<bool, StoreError>;
-    /// The team's members who are not deleted.
-    async fn members(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError>;
     /// The team's admins who are not deleted.
     async fn admins(&self, team: &TeamId) -> Result<Vec<UserId>, StoreError>;
 }

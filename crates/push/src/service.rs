@@ -89,13 +89,12 @@ impl PushService {
         Ok(self.deliver(&target, &notification.to_json()).await?)
     }
 
-    /// Delivers a notification to every device of every member of a team.
-    pub async fn broadcast(&self, team: &opsd_core::TeamId, notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
+    /// Delivers a notification to every device of one user (announcements, from their outbox).
+    pub async fn notify_user(&self, user: &UserId, notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
             return Err(PushError::NotConfigured);
         }
-        let members = self.members.members(team).await?;
-        self.deliver_to_all(&members, notification).await
+        Ok(self.deliver(user, &notification.to_json()).await?)
     }
 
     /// Delivers a notification to every device of a team's admins only.

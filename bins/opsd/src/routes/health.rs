@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use actix_web::{HttpResponse, web};
 use prometheus::{Encoder, TextEncoder};
 use serde::Serialize;
@@ -6,6 +8,7 @@ use utoipa::ToSchema;
 use crate::errors::ApiError;
 use crate::middleware::HttpMetrics;
 use crate::state::AppState;
+use crate::supervisor::{Supervisor, TaskState};
 
 #[derive(Serialize, ToSchema)]
 pub struct HealthStatus {
@@ -18,14 +21,23 @@ pub async fn live() -> HttpResponse {
     HttpResponse::Ok().json(HealthStatus { status: "live" })
 }
 
-/// The process can serve: the database answers.
+#[derive(Serialize, ToSchema)]
+pub struct Readiness {
+    /// `ready`.
+    status: &'static str,
+    /// Each supervised background task (`cache-invalidation-listener`, `guest-event-worker`):
+    /// `running`, or `restarting` after it stopped; readiness depends on the database only.
+    background: BTreeMap<&'static str, TaskState>,
+}
+
+/// The process can serve: the database answers. The details show the background tasks.
 #[utoipa::path(get, path = "/health/ready", tag = "operations", responses(
-    (status = 200, body = HealthStatus),
+    (status = 200, body = Readiness),
     (status = 503, description = "the database does not answer", body = crate::errors::Problem, content_type = "application/problem+json"),
 ))]
-pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn ready(state: web::Data<AppState>, supervisor: web::Data<Supervisor>) -> Result<HttpResponse, ApiError> {
     state.db.ping().await?;
-    Ok(HttpResponse::Ok().json(HealthStatus { status: "ready" }))
+    Ok(HttpResponse::Ok().json(Readiness { status: "ready", background: supervisor.states() }))
 }
 
 /// Prometheus text exposition: request counts and latency histograms by route and status.
