@@ -37,6 +37,14 @@ lint:
 fuzz-api:
     scripts/fuzz-api.sh
 
+# Fault injection against the release binary: one line per scenario, non-zero when one does not hold.
+chaos:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    export TEST_DATABASE_URL="$(scripts/pg-up.sh test)"
+    cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-chaos
+    ./target/release/opsd-chaos ./target/release/opsd
+
 # Throughput and latency figures (release build; installs wrk when missing).
 bench:
     TEST_DATABASE_URL="$(scripts/pg-up.sh test)" scripts/bench.sh

@@ -200,3 +200,60 @@ async fn due_announcements_are_published_once_and_pushed_to_the_team() {
     let published: Vec<bool> = listed.as_array().unwrap().iter().map(|a| !a["publishedAt"].is_null()).collect();
     assert_eq!(published, [false, true], "latest first: the later one is not published yet");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn announcement_pushes_leave_through_an_outbox_once_each_and_outlive_a_dead_instance() {
+    let setup = setup(200, Duration::ZERO).await;
+    let push = FakePushService::start().await;
+    for user in ["user_a", "user_b"] {
+        let device = push.subscriber(201).await;
+        let response = setup
+            .app
+            .post("/api/push/subscribe")
+            .header("cookie", format!("__session={}", setup.app.tokens.member(user, "org_1")))
+            .header("origin", APP_ORIGIN)
+            .json(&json!({ "endpoint": device.endpoint, "keys": { "p256dh": device.p256dh, "auth": device.auth } }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    let rfc = |t: time::OffsetDateTime| t.format(&time::format_description::well_known::Rfc3339).unwrap();
+    let due = rfc(time::OffsetDateTime::now_utc() - time::Duration::minutes(1));
+    let create = |title: &'static str| {
+        setup.app.post("/api/announcements").bearer_auth(&setup.admin).json(&json!({ "title": title, "body": "Body", "publishAt": due })).send()
+    };
+    let run = || async {
+        setup.app.get("/cron/publish-scheduled-announcements").bearer_auth(CRON_SECRET).send().await.unwrap().json::<Value>().await.unwrap()
+    };
+    create("First").await.unwrap();
+    assert_eq!(run().await, json!({ "status": "ok", "published": 1, "pushed": 2 }));
+    let pg = setup.app.pg().await;
+    let outbox: Vec<(String, String)> = pg
+        .query("SELECT user_id, state FROM announcement_pushes ORDER BY user_id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(outbox, [("user_a".into(), "done".into()), ("user_admin".into(), "done".into()), ("user_b".into(), "done".into())], "one row per member, written with the publish");
+    assert_eq!(run().await["pushed"], 0, "a rerun pushes nothing again");
+    assert_eq!(push.delivered().len(), 2);
+
+    // An instance that published and claimed the pushes, then died: after the lease they go out.
+    let second: Value = create("Second").await.unwrap().json().await.unwrap();
+    let third: Value = create("Third").await.unwrap().json().await.unwrap();
+    for (announcement, available) in [(&second, "now() - interval '1 second'"), (&third, "now() + interval '1 minute'")] {
+        pg.batch_execute(&format!(
+            "UPDATE announcements SET published_at = now() WHERE id = '{id}';
+             INSERT INTO announcement_pushes (announcement_id, user_id, attempts, available_at, created_at)
+               SELECT '{id}', user_id, 1, {available}, now() FROM memberships WHERE team_id = 'org_1'",
+            id = announcement["id"].as_str().unwrap()
+        ))
+        .await
+        .unwrap();
+    }
+    assert_eq!(run().await, json!({ "status": "ok", "published": 0, "pushed": 2 }));
+    let titles: Vec<String> = push.delivered().iter().map(|d| d.payload["title"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(titles, ["First", "First", "Second", "Second"], "the dead instance's pushes, once; a live lease is left alone");
+}

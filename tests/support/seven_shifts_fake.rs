@@ -16,6 +16,7 @@ struct State {
     page_size: usize,
     shifts: HashMap<String, Vec<Value>>,
     failing: HashMap<String, u16>,
+    stalled: HashMap<String, std::time::Duration>,
     throttle_next: u32,
     requests: u32,
 }
@@ -23,7 +24,7 @@ struct State {
 impl Default for State {
     fn default() -> Self {
         // Small pages, so tests walk the cursor.
-        Self { page_size: 2, shifts: HashMap::new(), failing: HashMap::new(), throttle_next: 0, requests: 0 }
+        Self { page_size: 2, shifts: HashMap::new(), failing: HashMap::new(), stalled: HashMap::new(), throttle_next: 0, requests: 0 }
     }
 }
 
@@ -57,7 +58,14 @@ impl Fake7Shifts {
     }
 
     pub fn heal_location(&self, location: &str) {
-        self.state.lock().unwrap().failing.remove(location);
+        let mut state = self.state.lock().unwrap();
+        state.failing.remove(location);
+        state.stalled.remove(location);
+    }
+
+    /// The location's shift listings answer only after `delay`, as a provider that hangs.
+    pub fn stall_location(&self, location: &str, delay: std::time::Duration) {
+        self.state.lock().unwrap().stalled.insert(location.to_owned(), delay);
     }
 
     /// The next `times` requests answer 429 with `Retry-After: 1`.
@@ -103,6 +111,7 @@ impl Respond for Fake7Shifts {
                 if let Some(status) = state.failing.get(&location) {
                     return ResponseTemplate::new(*status).set_body_string("{\"error\":\"internal\"}");
                 }
+                let stall = state.stalled.get(&location).copied();
                 let drafts = query.get("draft").is_some_and(|d| d == "true");
                 // References only: cloning every shift for each page made the fake quadratic.
                 let items: Vec<&Value> = state
@@ -110,7 +119,11 @@ impl Respond for Fake7Shifts {
                     .get(&location)
                     .map(|shifts| shifts.iter().filter(|s| s["draft"].as_bool() == Some(drafts)).collect())
                     .unwrap_or_default();
-                page(&items, request, size)
+                let answer = page(&items, request, size);
+                match stall {
+                    Some(delay) => answer.set_delay(delay),
+                    None => answer,
+                }
             }
             "users" => page(
                 &[

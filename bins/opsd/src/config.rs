@@ -53,13 +53,15 @@ pub struct CredentialsConfig {
     pub cron_secret: Option<SecretString>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AssistantConfig {
     /// An OpenAI-compatible API root including the version; `/chat/completions` is appended.
     pub base_url: String,
     /// Without it every answer carries the `[provider_auth]` error part.
     pub api_key: Option<SecretString>,
     pub model: String,
+    /// The longest wait for the provider's answer to start or for its next event.
+    pub timeout: Duration,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -128,6 +130,7 @@ impl Config {
                 base_url: text("ASSISTANT_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
                 api_key: text("ASSISTANT_API_KEY").map(SecretString::from),
                 model: text("ASSISTANT_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
+                timeout: Duration::from_millis(parsed("ASSISTANT_TIMEOUT_MS")?.unwrap_or(30_000)),
             },
             scheduler: SchedulerConfig {
                 base_url: text("SCHEDULER_API_BASE_URL").unwrap_or_else(|| "https://api.7shifts.com".into()),

@@ -211,6 +211,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
             api_key: key.expose_secret().to_owned(),
             model: config.assistant.model.clone(),
             connect_timeout: Duration::from_secs(10),
+            idle_timeout: config.assistant.timeout,
         })) as Arc<dyn opsd_assistant::LanguageModel>
     });
     let assistant = AssistantService::new(

@@ -2,11 +2,37 @@ use diesel::result::{DatabaseErrorKind, Error};
 use opsd_core::StoreError;
 
 /// Translates a driver error; the driver's text stays in the log side of `StoreError`.
+/// A driver error as the service sees it: a fault of the database or of the way to it (worth a
+/// retry, answered 503) or anything else (500).
 pub fn store_error(error: Error) -> StoreError {
     match &error {
-        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => StoreError::Unavailable(error.to_string()),
+        // diesel-async reports every error without a SQLSTATE (the socket closed or failed) as
+        // `UnableToSendCommand`.
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
+            StoreError::Unavailable(error.to_string())
+        }
+        Error::DatabaseError(DatabaseErrorKind::Unknown, info) if is_database_fault(info.message()) => {
+            StoreError::Unavailable(error.to_string())
+        }
         _ => StoreError::Unknown(error.to_string()),
     }
+}
+
+/// The server's own words for a lost or refused session (SQLSTATE classes 08 and 57P, 53300) and a
+/// statement cut by `statement_timeout` (57014); diesel's error kinds do not carry the SQLSTATE.
+fn is_database_fault(message: &str) -> bool {
+    const FAULTS: [&str; 9] = [
+        "connection closed",
+        "terminating connection",
+        "server closed the connection",
+        "the database system is",
+        "too many connections",
+        "canceling statement due to statement timeout",
+        "canceling statement due to user request",
+        "error communicating with database",
+        "connection reset",
+    ];
+    FAULTS.iter().any(|fault| message.contains(fault))
 }
 
 pub(crate) fn is_unique_violation(error: &Error, constraint: &str) -> bool {
@@ -29,4 +55,55 @@ impl<E> From<Error> for TxError<E> {
 /// Turns a corrupt stored value into a store failure.
 pub(crate) fn corrupt(what: &str, value: &str) -> opsd_core::StoreError {
     opsd_core::StoreError::Unknown(format!("stored {what} is not valid: {value:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Info(&'static str);
+
+    impl diesel::result::DatabaseErrorInformation for Info {
+        fn message(&self) -> &str {
+            self.0
+        }
+        fn details(&self) -> Option<&str> {
+            None
+        }
+        fn hint(&self) -> Option<&str> {
+            None
+        }
+        fn table_name(&self) -> Option<&str> {
+            None
+        }
+        fn column_name(&self) -> Option<&str> {
+            None
+        }
+        fn constraint_name(&self) -> Option<&str> {
+            None
+        }
+        fn statement_position(&self) -> Option<i32> {
+            None
+        }
+    }
+
+    fn unknown(message: &'static str) -> StoreError {
+        store_error(Error::DatabaseError(DatabaseErrorKind::Unknown, Box::new(Info(message))))
+    }
+
+    #[test]
+    fn a_lost_session_or_a_timeout_is_unavailable_and_a_bug_is_not() {
+        for fault in [
+            "terminating connection due to administrator command",
+            "connection closed",
+            "FATAL: too many connections for database \"opsd\"",
+            "canceling statement due to statement timeout",
+            "the database system is shutting down",
+        ] {
+            assert!(matches!(unknown(fault), StoreError::Unavailable(_)), "{fault}");
+        }
+        assert!(matches!(unknown("column \"nope\" does not exist"), StoreError::Unknown(_)));
+        let closed = store_error(Error::DatabaseError(DatabaseErrorKind::UnableToSendCommand, Box::new("connection closed".to_owned())));
+        assert!(matches!(closed, StoreError::Unavailable(_)));
+    }
 }

@@ -31,16 +31,32 @@ impl Db {
         // No test query on every checkout: a connection that died shows as `Unavailable` on its
         // first use, and the pool drops it.
         manager_config.recycling_method = RecyclingMethod::Fast;
+        // Each connection's driver task runs on the runtime that established it. The server's
+        // workers each have a runtime of their own, and one that stops first at shutdown would take
+        // the connections it made with it while another worker still uses them ("connection
+        // closed"); so connections are established on the runtime that built the pool, which
+        // lives until the process ends.
+        let runtime = tokio::runtime::Handle::try_current().ok();
         manager_config.custom_setup = Box::new(move |url| {
-            Box::pin(async move {
-                let mut conn = AsyncPgConnection::establish(url).await?;
+            let url = url.to_owned();
+            let establish = async move {
+                let mut conn = AsyncPgConnection::establish(&url).await?;
                 conn.batch_execute(&format!(
                     "SET application_name = 'opsd'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
                 ))
                 .await
                 .map_err(ConnectionError::CouldntSetupConfiguration)?;
                 Ok(conn)
-            })
+            };
+            match &runtime {
+                Some(runtime) => {
+                    let task = runtime.spawn(establish);
+                    Box::pin(async move {
+                        task.await.map_err(|error| ConnectionError::BadConnection(format!("connecting: {error}")))?
+                    })
+                }
+                None => Box::pin(establish),
+            }
         });
         let manager = AsyncDieselConnectionManager::new_with_config(config.url.clone(), manager_config);
         let pool = Pool::builder(manager)

@@ -79,7 +79,9 @@ impl WebhookSecret {
         let timestamp = delivery.timestamp.ok_or(VerifyError::MissingHeader)?;
         let signatures = delivery.signatures.ok_or(VerifyError::MissingHeader)?;
         let sent_at: i64 = timestamp.trim().parse().map_err(|_| VerifyError::MalformedTimestamp)?;
-        if (now_unix - sent_at).abs() > TOLERANCE_SECONDS {
+        // Checked: a crafted timestamp near i64::MIN or MAX must not overflow the difference.
+        let skew = now_unix.checked_sub(sent_at).and_then(i64::checked_abs);
+        if skew.is_none_or(|skew| skew > TOLERANCE_SECONDS) {
             return Err(VerifyError::StaleTimestamp);
         }
         let expected = self.mac(id, timestamp.trim(), body);
@@ -170,6 +172,23 @@ mod tests {
             secret.verify(delivery("soon", SIGNATURE), BODY, TS),
             Err(VerifyError::MalformedTimestamp)
         );
+    }
+
+    #[test]
+    fn extreme_timestamps_are_stale_not_an_overflow() {
+        let secret = WebhookSecret::parse(SECRET).unwrap();
+        for extreme in [i64::MIN, i64::MAX, i64::MIN + 1] {
+            let ts = extreme.to_string();
+            let signature = secret.sign(ID, extreme, b"{}");
+            for now in [0, 1_795_348_800, i64::MAX, i64::MIN] {
+                let verdict = secret.verify(delivery(&ts, &signature), b"{}", now);
+                let within = (i128::from(now) - i128::from(extreme)).abs() <= i128::from(TOLERANCE_SECONDS);
+                assert_eq!(verdict.is_ok(), within, "{extreme} at {now}: {verdict:?}");
+                if !within {
+                    assert_eq!(verdict, Err(VerifyError::StaleTimestamp));
+                }
+            }
+        }
     }
 
     #[test]

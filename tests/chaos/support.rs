@@ -1,0 +1,157 @@
+//! Processes, databases and clients for the scenarios.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use opsd_tests::TestDatabase;
+use tokio::process::{Child, Command};
+
+pub const API_KEY: &str = "chaos-api-key";
+pub const CRON_SECRET: &str = "chaos-cron-secret";
+pub const PUBLIC_KEY: &str = include_str!("../fixtures/jwt-signing-key.pub.pem");
+
+/// What a scenario injected and observed, and whether the service held.
+pub struct Outcome {
+    pub injected: String,
+    pub observed: String,
+    pub held: bool,
+}
+
+impl Outcome {
+    pub fn new(injected: impl Into<String>, observed: impl Into<String>, held: bool) -> Self {
+        Self { injected: injected.into(), observed: observed.into(), held }
+    }
+
+    pub fn not_held(injected: impl Into<String>, observed: impl Into<String>) -> Self {
+        Self::new(injected, observed, false)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.held { "held" } else { "NOT HELD" };
+        write!(f, "{verdict}: injected {}; observed {}", self.injected, self.observed)
+    }
+}
+
+pub struct Binary(pub PathBuf);
+
+/// What `opsd seed-demo` made.
+pub struct Demo {
+    pub week_of: String,
+    pub location_id: String,
+}
+
+/// A running `opsd serve`, killed when dropped.
+pub struct Opsd {
+    pub child: Child,
+    pub base: String,
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl Binary {
+    fn command(&self, db_url: &str, env: &[(&str, String)]) -> Command {
+        let mut command = Command::new(&self.0);
+        command
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("DATABASE_URL", db_url)
+            .env("API_KEY", API_KEY)
+            .env("CRON_SECRET", CRON_SECRET)
+            .env("IDENTITY_JWT_PUBLIC_KEY", PUBLIC_KEY)
+            .env("RUST_LOG", "warn")
+            .env("OUTBOUND_ALLOW_LOOPBACK", "true")
+            .stdout(if std::env::var_os("CHAOS_LOG").is_some() { Stdio::inherit() } else { Stdio::null() })
+            .stderr(if std::env::var_os("CHAOS_LOG").is_some() { Stdio::inherit() } else { Stdio::null() })
+            .kill_on_drop(true);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command
+    }
+
+    /// Starts `opsd serve` and waits until it answers `/health/live`.
+    pub async fn serve(&self, db_url: &str, env: &[(&str, String)]) -> Opsd {
+        let port = free_port();
+        let mut command = self.command(db_url, env);
+        command.env("BIND_ADDR", format!("127.0.0.1:{port}")).arg("serve");
+        let child = command.spawn().expect("starting opsd");
+        let opsd = Opsd { child, base: format!("http://127.0.0.1:{port}") };
+        opsd.wait_for("/health/live", Duration::from_secs(30)).await;
+        opsd
+    }
+
+    /// Runs `opsd seed-demo` (the demo team `org_demo`).
+    pub async fn seed(&self, db_url: &str) -> Demo {
+        let output = self.command(db_url, &[]).arg("seed-demo").output().await.expect("seeding");
+        assert!(output.status.success(), "seed-demo failed");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name)).expect("a seed-demo line").to_owned();
+        Demo { week_of: field("week_of="), location_id: field("location_id=") }
+    }
+}
+
+impl Opsd {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Waits until `path` answers 200, or panics after `limit`.
+    pub async fn wait_for(&self, path: &str, limit: Duration) -> Duration {
+        let started = Instant::now();
+        let client = client();
+        while started.elapsed() < limit {
+            if let Ok(response) = client.get(self.url(path)).timeout(Duration::from_millis(500)).send().await
+                && response.status() == 200
+            {
+                return started.elapsed();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("{path} did not answer 200 within {limit:?}");
+    }
+
+    pub fn kill9(&mut self) {
+        self.child.start_kill().expect("SIGKILL");
+    }
+
+    pub fn sigterm(&self) {
+        let pid = self.child.id().expect("running").to_string();
+        std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill -TERM");
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
+}
+
+/// A fresh, migrated database (cloned from the test template), dropped at the end.
+pub async fn database() -> TestDatabase {
+    TestDatabase::new().await
+}
+
+/// A connection to the database server's maintenance database, for injecting faults.
+pub async fn admin(db: &TestDatabase) -> tokio_postgres::Client {
+    let url = format!("{}/postgres", db.url().rsplit_once('/').unwrap().0);
+    connect(&url).await
+}
+
+pub async fn connect(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("connecting");
+    tokio::spawn(connection);
+    client
+}
+
+/// Terminates every session of the database, the way a failover or a restart of PostgreSQL does.
+pub async fn terminate_sessions(admin: &tokio_postgres::Client, name: &str) -> i64 {
+    admin
+        .query_one("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", &[&name])
+        .await
+        .unwrap()
+        .get(0)
+}
