@@ -118,3 +118,16 @@ async fn a_lost_listen_connection_is_restarted_and_shown_in_health_and_metrics()
     assert!(metrics.contains(r#"opsd_background_task_restarts_total{task="cache-invalidation-listener"} 1"#), "{metrics}");
     assert!(metrics.contains(r#"opsd_background_task_up{task="cache-invalidation-listener"} 1"#));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn answers_are_nosniff_and_credentialed_ones_are_never_stored() {
+    let app = TestApp::spawn().await;
+    let public = app.get("/health/live").send().await.unwrap();
+    assert_eq!(public.headers()["x-content-type-options"], "nosniff");
+    let token = app.tokens.admin("user_1", "org_1");
+    let listed = app.get("/api/locations").bearer_auth(&token).send().await.unwrap();
+    assert_eq!(listed.headers()["cache-control"], "no-store");
+    assert_eq!(listed.headers()["x-content-type-options"], "nosniff");
+    let refused = app.get("/api/locations").bearer_auth("garbage").send().await.unwrap();
+    assert_eq!((refused.status().as_u16(), &refused.headers()["cache-control"]), (401, &"no-store".parse().unwrap()));
+}

@@ -54,6 +54,31 @@ pub async fn request_id(
     .await
 }
 
+/// Headers every answer carries: `X-Content-Type-Options: nosniff`; `Cache-Control: no-store` on
+/// answers to requests that carry credentials (a bearer token or a cookie), unless the handler chose
+/// its own caching; and a `Content-Security-Policy` that allows only this origin on any HTML.
+pub async fn security_headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    use actix_web::http::header;
+    let credentialed = req.headers().contains_key(header::AUTHORIZATION) || req.headers().contains_key(header::COOKIE);
+    let mut response = next.call(req).await?;
+    let headers = response.headers_mut();
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if credentialed && !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    let is_html = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));
+    if is_html && !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"),
+        );
+    }
+    Ok(response)
+}
+
 /// The innermost layer: a panicking handler answers 500 `internal` like any unexpected failure,
 /// instead of dropping the connection. The panic's message goes to the log only, and
 /// `http_panics_total` counts it; the layers outside it count and tag the answer like any other.
@@ -209,6 +234,28 @@ mod tests {
         assert!(!text.contains("secret detail"));
         assert_eq!(metrics.panics.get(), 1);
         assert_eq!(metrics.requests.with_label_values(&["GET", "/boom", "500"]).get(), 1);
+    }
+
+    #[actix_web::test]
+    async fn every_answer_is_nosniff_credentialed_ones_are_not_stored_and_html_has_a_policy() {
+        let app = test::init_service(
+            App::new()
+                .wrap(from_fn(security_headers))
+                .route("/json", web::get().to(|| async { actix_web::HttpResponse::Ok().json(1) }))
+                .route("/stream", web::get().to(|| async { actix_web::HttpResponse::Ok().insert_header(("cache-control", "no-cache")).finish() }))
+                .route("/page", web::get().to(|| async { actix_web::HttpResponse::Ok().content_type("text/html; charset=utf-8").body("<p>hi</p>") })),
+        )
+        .await;
+        let anonymous = test::call_service(&app, test::TestRequest::get().uri("/json").to_request()).await;
+        assert_eq!(anonymous.headers().get("x-content-type-options").unwrap(), "nosniff");
+        assert!(anonymous.headers().get("cache-control").is_none());
+        let bearer = test::call_service(&app, test::TestRequest::get().uri("/json").insert_header(("authorization", "Bearer x")).to_request()).await;
+        assert_eq!(bearer.headers().get("cache-control").unwrap(), "no-store");
+        let cookie = test::call_service(&app, test::TestRequest::get().uri("/page").insert_header(("cookie", "__session=x")).to_request()).await;
+        assert_eq!(cookie.headers().get("cache-control").unwrap(), "no-store");
+        assert!(cookie.headers().get("content-security-policy").unwrap().to_str().unwrap().starts_with("default-src 'self'"));
+        let stream = test::call_service(&app, test::TestRequest::get().uri("/stream").insert_header(("authorization", "Bearer x")).to_request()).await;
+        assert_eq!(stream.headers().get("cache-control").unwrap(), "no-cache", "a handler's own choice stands");
     }
 
     #[actix_web::test]

@@ -39,7 +39,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::Config;
 use crate::extract::json::BODY_LIMIT;
-use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id};
+use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id, security_headers};
 use crate::supervisor::Supervisor;
 use crate::routes;
 use crate::state::AppState;
@@ -75,6 +75,7 @@ impl Application {
                 .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
                 .configure(routes::configure)
                 .wrap(from_fn(catch_panics))
+                .wrap(from_fn(security_headers))
                 .wrap(from_fn(record_metrics))
                 .wrap(from_fn(request_id))
         })
