@@ -23,7 +23,7 @@ pub fn test_config(db_url: &str) -> Config {
     Config {
         bind_addr: "127.0.0.1:0".parse().unwrap(),
         database: DatabaseConfig {
-            url: db_url.to_owned(),
+            url: SecretString::from(db_url),
             max_connections: 8,
             acquire_timeout: Duration::from_secs(3),
             statement_timeout: Duration::from_secs(10),

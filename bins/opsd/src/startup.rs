@@ -125,7 +125,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     });
     let instance = uuid::Uuid::new_v4();
     let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone(), instance));
-    let first = connect_invalidation_listener(&config.database.url).await.context("listening for cache invalidations")?;
+    let first = connect_invalidation_listener(config.database.url.expose_secret()).await.context("listening for cache invalidations")?;
     let mut background = vec![supervise_listener(supervisor, first, config.database.url.clone(), on_invalidation, instance)];
 
     let authenticator = Authenticator::new(
@@ -182,7 +182,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     let seven_shifts = match (&config.scheduler.token, &config.scheduler.company_id) {
         (Some(token), Some(company_id)) => Some(Arc::new(SevenShifts::new(SevenShiftsConfig {
             base_url: config.scheduler.base_url.clone(),
-            token: token.expose_secret().to_owned(),
+            token: token.clone(),
             company_id: company_id.clone(),
             timeout: Duration::from_secs(15),
             backoff: Duration::from_millis(500),
@@ -209,7 +209,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     let model = config.assistant.api_key.as_ref().map(|key| {
         Arc::new(ChatCompletions::new(ChatCompletionsConfig {
             base_url: config.assistant.base_url.clone(),
-            api_key: key.expose_secret().to_owned(),
+            api_key: key.clone(),
             model: config.assistant.model.clone(),
             connect_timeout: Duration::from_secs(10),
             idle_timeout: config.assistant.timeout,
@@ -264,7 +264,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
 fn supervise_listener(
     supervisor: &Supervisor,
     first: InvalidationListener,
-    url: String,
+    url: SecretString,
     handler: InvalidationHandler,
     instance: uuid::Uuid,
 ) -> JoinHandle<()> {
@@ -275,7 +275,7 @@ fn supervise_listener(
             let listener = match first {
                 Some(listener) => listener,
                 None => {
-                    let listener = connect_invalidation_listener(&url).await.map_err(|error| format!("reconnecting: {error}"))?;
+                    let listener = connect_invalidation_listener(url.expose_secret()).await.map_err(|error| format!("reconnecting: {error}"))?;
                     handler(None);
                     listener
                 }

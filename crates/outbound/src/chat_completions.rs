@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use secrecy::{ExposeSecret, SecretString};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use opsd_assistant::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ModelStream, ToolCall};
@@ -14,7 +15,7 @@ use serde_json::{Value, json};
 pub struct ChatCompletionsConfig {
     /// Includes the version, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended.
     pub base_url: String,
-    pub api_key: String,
+    pub api_key: SecretString,
     pub model: String,
     pub connect_timeout: Duration,
     /// The longest wait for the provider's answer to start or for its next event
@@ -78,7 +79,7 @@ impl LanguageModel for ChatCompletions {
         });
         let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
         let idle = self.config.idle_timeout;
-        let sent = self.client.post(url).bearer_auth(&self.config.api_key).json(&body).send();
+        let sent = self.client.post(url).bearer_auth(self.config.api_key.expose_secret()).json(&body).send();
         let response = match tokio::time::timeout(idle, sent).await {
             Ok(Ok(response)) => response,
             Ok(Err(_)) => return Err(ModelError::Network),
@@ -201,7 +202,7 @@ mod tests {
     fn model(base_url: String, idle: Duration) -> ChatCompletions {
         ChatCompletions::new(ChatCompletionsConfig {
             base_url,
-            api_key: "k".into(),
+            api_key: SecretString::from("k"),
             model: "m".into(),
             connect_timeout: Duration::from_secs(1),
             idle_timeout: idle,

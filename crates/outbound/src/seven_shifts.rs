@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use secrecy::{ExposeSecret, SecretString};
 use opsd_scheduling::{ProviderDepartment, ProviderError, ProviderRole, ProviderShift, ProviderUser, SchedulingProvider};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -24,7 +25,7 @@ const RETRIES: u32 = 3;
 pub struct SevenShiftsConfig {
     /// `https://api.7shifts.com`; the adapter appends `/v2/company/{id}/...`.
     pub base_url: String,
-    pub token: String,
+    pub token: SecretString,
     pub company_id: String,
     pub timeout: Duration,
     /// The first backoff between retries (doubling); a `Retry-After` beyond `max_wait` is capped.
@@ -170,7 +171,7 @@ impl SevenShifts {
     async fn get<T: DeserializeOwned>(&self, resource: &str, params: &[(&str, String)]) -> Result<T, ProviderError> {
         let mut wait = self.config.backoff;
         for attempt in 0..=RETRIES {
-            let sent = self.client.get(self.url(resource)).bearer_auth(&self.config.token).query(params).send().await;
+            let sent = self.client.get(self.url(resource)).bearer_auth(self.config.token.expose_secret()).query(params).send().await;
             let retry = match sent {
                 Ok(response) if response.status().is_success() => {
                     let body = response.bytes().await.map_err(|e| if e.is_timeout() { ProviderError::Timeout } else { ProviderError::Network })?;
@@ -269,7 +270,7 @@ mod tests {
     fn provider(server: &MockServer) -> SevenShifts {
         SevenShifts::new(SevenShiftsConfig {
             base_url: server.uri(),
-            token: "tok".into(),
+            token: SecretString::from("tok"),
             company_id: "1".into(),
             timeout: Duration::from_millis(500),
             backoff: Duration::from_millis(10),

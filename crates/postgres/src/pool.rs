@@ -6,12 +6,14 @@ use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfi
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use opsd_core::StoreError;
+use secrecy::{ExposeSecret, SecretString};
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
 #[derive(Debug, Clone)]
 pub struct DbConfig {
-    pub url: String,
+    /// Carries the password: never printed.
+    pub url: SecretString,
     pub max_connections: usize,
     /// How long a request waits for a free connection before it is answered 503.
     pub acquire_timeout: Duration,
@@ -58,7 +60,7 @@ impl Db {
                 None => Box::pin(establish),
             }
         });
-        let manager = AsyncDieselConnectionManager::new_with_config(config.url.clone(), manager_config);
+        let manager = AsyncDieselConnectionManager::new_with_config(config.url.expose_secret(), manager_config);
         let pool = Pool::builder(manager)
             .max_size(config.max_connections)
             .wait_timeout(Some(config.acquire_timeout))

@@ -14,7 +14,7 @@ const OFFER: &str = "00000000-0000-7000-8000-0000000000f1";
 
 fn db(url: &str) -> Db {
     Db::connect(&DbConfig {
-        url: url.to_owned(),
+        url: url.into(),
         max_connections: 4,
         acquire_timeout: Duration::from_secs(5),
         statement_timeout: Duration::from_secs(30),
