@@ -275,3 +275,52 @@ async fn the_ai_sdk_client_parses_the_stream_without_rejecting_a_chunk() {
     let tool = parts.iter().find(|p| p["type"] == "tool-open_incidents").expect("a tool part");
     assert_eq!(tool["state"], "output-available");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_past_the_per_minute_limit_is_429_across_instances() {
+    let app = TestApp::spawn_with(|config| config.assistant.rate_limit_per_minute = 3).await;
+    let second = app.spawn_instance().await;
+    // The second instance counts into the same window (its own limit is the default 20).
+    for instance in [&second, &app, &second] {
+        let answered = chat(instance, &question()).await;
+        assert_eq!(answered.status(), 200);
+        answered.text().await.unwrap();
+    }
+    let refused = chat(&app, &question()).await;
+    let retry_after: u64 = refused.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry_after), "{retry_after}");
+    problem(refused, 429, "rate_limited").await;
+    let stored: i64 = app.pg().await.query_one("SELECT count(*) FROM assistant_messages", &[]).await.unwrap().get(0);
+    assert_eq!(stored, 3, "the refused message was not stored");
+    let other = app.post("/api/assistant/chat").bearer_auth(app.tokens.member("user_2", "org_1")).json(&question()).send().await.unwrap();
+    assert_eq!(other.status(), 200, "another user has their own limit");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_team_past_its_daily_token_budget_gets_the_output_limit_part() {
+    let provider = MockServer::start().await;
+    let mut events = text_events(&["Fine."]);
+    events.push(json!({ "choices": [], "usage": { "prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100 } }));
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("\"include_usage\":true"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(sse(&events, true), "text/event-stream"))
+        .expect(1)
+        .mount(&provider)
+        .await;
+    let base = format!("{}/v1", provider.uri());
+    let app = TestApp::spawn_with(|config| {
+        config.assistant.base_url = base;
+        config.assistant.api_key = Some(SecretString::from(API_KEY));
+        config.assistant.daily_tokens_per_team = Some(100);
+    })
+    .await;
+    let first = chat(&app, &question()).await.text().await.unwrap();
+    assert!(first.contains("Fine."), "{first}");
+    let used: i64 = app.pg().await.query_one("SELECT tokens FROM assistant_usage WHERE team_id = 'org_1'", &[]).await.unwrap().get(0);
+    assert_eq!(used, 100, "the provider's count");
+    let second = chat(&app, &question()).await.text().await.unwrap();
+    assert!(second.contains("[output_limit]"), "{second}");
+    assert!(second.ends_with("data: [DONE]\n\n"));
+    // `expect(1)` is checked when the fake drops: the spent budget sent nothing to the provider.
+}

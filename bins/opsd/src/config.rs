@@ -63,6 +63,10 @@ pub struct AssistantConfig {
     pub model: String,
     /// The longest wait for the provider's answer to start or for its next event.
     pub timeout: Duration,
+    /// Answers per user in any minute, across instances.
+    pub rate_limit_per_minute: u32,
+    /// Tokens per team and UTC day; unset is no budget.
+    pub daily_tokens_per_team: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -132,6 +136,8 @@ impl Config {
                 api_key: text("ASSISTANT_API_KEY").map(SecretString::from),
                 model: text("ASSISTANT_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
                 timeout: Duration::from_millis(parsed("ASSISTANT_TIMEOUT_MS")?.unwrap_or(30_000)),
+                rate_limit_per_minute: parsed("ASSISTANT_RATE_LIMIT_PER_MINUTE")?.unwrap_or(20),
+                daily_tokens_per_team: parsed("ASSISTANT_DAILY_TOKENS_PER_TEAM")?,
             },
             scheduler: SchedulerConfig {
                 base_url: text("SCHEDULER_API_BASE_URL").unwrap_or_else(|| "https://api.7shifts.com".into()),

@@ -6,7 +6,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
-use opsd_assistant::AssistantService;
+use opsd_assistant::{AssistantLimits, AssistantPorts, AssistantService};
 use opsd_cache::MokaReportCache;
 use opsd_core::{Clock, SystemClock, TeamChat};
 use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake, GuestEventWorker};
@@ -29,7 +29,7 @@ use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
     PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgAnnouncementStore, PgThreadStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, connect_invalidation_listener,
+    PgAnnouncementStore, PgThreadStore, PgUsageStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -149,13 +149,14 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     let guest_event_store = Arc::new(PgGuestEventStore::new(db.clone()));
     let guest_event_wake = Arc::new(tokio::sync::Notify::new());
 
+    let rate_limiter = Arc::new(PgRateLimiter::new(db.clone()));
     let vapid = vapid_keys(config)?;
     let vapid_public_key = vapid.as_ref().map(|keys| keys.public_key().to_owned());
     let push = Arc::new(PushService::new(
         Arc::new(PgSubscriptionStore::new(db.clone())),
         Arc::new(PgMemberDirectory::new(db.clone())),
         Arc::new(VapidPushSender::new(vapid, outbound, PUSH_TIMEOUT)),
-        Arc::new(PgRateLimiter::new(db.clone())),
+        rate_limiter.clone(),
         Arc::new(outbound),
         clock.clone(),
     ));
@@ -217,9 +218,17 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     });
     let assistant = AssistantService::new(
         model,
-        Arc::new(AppTools { optimization: optimization.clone(), incidents: incidents.clone(), schedule: schedule.clone(), teams: teams.clone() }),
-        Arc::new(PgThreadStore::new(db.clone())),
-        clock.clone(),
+        AssistantPorts {
+            tools: Arc::new(AppTools { optimization: optimization.clone(), incidents: incidents.clone(), schedule: schedule.clone(), teams: teams.clone() }),
+            threads: Arc::new(PgThreadStore::new(db.clone())),
+            clock: clock.clone(),
+            limiter: rate_limiter.clone(),
+            usage: Arc::new(PgUsageStore::new(db.clone())),
+        },
+        AssistantLimits {
+            per_user_per_minute: config.assistant.rate_limit_per_minute,
+            daily_tokens_per_team: config.assistant.daily_tokens_per_team,
+        },
     );
 
     let state = AppState {

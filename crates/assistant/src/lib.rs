@@ -9,9 +9,9 @@ mod service;
 pub use chunks::UiChunk;
 pub use ports::{
     LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ModelStream, ThreadId, ThreadStore, ToolCall,
-    ToolDefinition, Tools,
+    ToolDefinition, Tools, UsageStore,
 };
 #[cfg(any(test, feature = "mock"))]
-pub use ports::{MockLanguageModel, MockThreadStore, MockTools};
+pub use ports::{MockLanguageModel, MockThreadStore, MockTools, MockUsageStore};
 pub use request::{ChatMessage, ChatRequest, MessageIn, Role};
-pub use service::{AssistantService, ChatError, MAX_STEPS};
+pub use service::{AssistantLimits, AssistantPorts, AssistantService, ChatError, MAX_STEPS, REPLAYED_CHARS, REPLAYED_TURNS};

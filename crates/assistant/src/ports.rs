@@ -77,6 +77,8 @@ pub enum ModelEvent {
     ToolCall(ToolCall),
     /// The step ended; `length` means the output limit was hit.
     Finished { reason: String },
+    /// Tokens the provider counted for this step (prompt and completion).
+    Usage { total_tokens: u64 },
 }
 
 pub type ModelStream = BoxStream<'static, Result<ModelEvent, ModelError>>;
@@ -106,4 +108,12 @@ pub trait ThreadStore: Send + Sync {
     async fn append(&self, thread: ThreadId, role: Role, content: &str, at: OffsetDateTime) -> Result<(), StoreError>;
     /// The thread's last `limit` stored turns, oldest first.
     async fn recent_turns(&self, thread: ThreadId, limit: usize) -> Result<Vec<ChatMessage>, StoreError>;
+}
+
+/// Tokens each team's assistant answers used per UTC day, for the daily budget.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait UsageStore: Send + Sync {
+    async fn used(&self, team: &TeamId, day: time::Date) -> Result<u64, StoreError>;
+    async fn add(&self, team: &TeamId, day: time::Date, tokens: u64) -> Result<(), StoreError>;
 }

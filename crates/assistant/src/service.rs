@@ -2,12 +2,12 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use opsd_core::{Caller, Clock, Forbidden, StoreError, ValidationErrors};
+use opsd_core::{Caller, Clock, Forbidden, RateLimited, RateLimiter, StoreError, ValidationErrors};
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::chunks::UiChunk;
-use crate::ports::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools};
+use crate::ports::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools, UsageStore};
 use crate::request::{ChatMessage, ChatRequest, Role};
 
 /// Model calls in one answer: the first, and up to four after tool results.
@@ -24,6 +24,21 @@ const ERROR_SENTENCE: &str = "The assistant could not complete this answer.";
 const SYSTEM_PROMPT: &str = "You are the operations assistant of a restaurant team. Answer briefly and \
 concretely. Use the tools to read the team's labor data, open incidents and schedules; never guess numbers.";
 
+/// What one user and one team may spend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AssistantLimits {
+    /// Answers per user in any minute, across instances (`ASSISTANT_RATE_LIMIT_PER_MINUTE`).
+    pub per_user_per_minute: u32,
+    /// Tokens per team and UTC day (`ASSISTANT_DAILY_TOKENS_PER_TEAM`); `None` is no budget.
+    pub daily_tokens_per_team: Option<u64>,
+}
+
+impl Default for AssistantLimits {
+    fn default() -> Self {
+        Self { per_user_per_minute: 20, daily_tokens_per_team: None }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ChatError {
     #[error(transparent)]
@@ -32,6 +47,8 @@ pub enum ChatError {
     Invalid(#[from] ValidationErrors),
     #[error("no such thread")]
     ThreadNotFound,
+    #[error("rate limited")]
+    RateLimited(RateLimited),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -41,6 +58,19 @@ pub struct AssistantService {
     tools: Arc<dyn Tools>,
     threads: Arc<dyn ThreadStore>,
     clock: Arc<dyn Clock>,
+    limiter: Arc<dyn RateLimiter>,
+    usage: Arc<dyn UsageStore>,
+    limits: AssistantLimits,
+}
+
+/// The outside services an assistant needs besides the model: its tools, threads, clock, rate
+/// limiter and usage ledger.
+pub struct AssistantPorts {
+    pub tools: Arc<dyn Tools>,
+    pub threads: Arc<dyn ThreadStore>,
+    pub clock: Arc<dyn Clock>,
+    pub limiter: Arc<dyn RateLimiter>,
+    pub usage: Arc<dyn UsageStore>,
 }
 
 fn error_chunk(error: &ModelError) -> UiChunk {
@@ -49,16 +79,19 @@ fn error_chunk(error: &ModelError) -> UiChunk {
 
 impl AssistantService {
     /// `model` is `None` when no provider is configured: every answer then carries `[provider_auth]`.
-    pub fn new(model: Option<Arc<dyn LanguageModel>>, tools: Arc<dyn Tools>, threads: Arc<dyn ThreadStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { model, tools, threads, clock }
+    pub fn new(model: Option<Arc<dyn LanguageModel>>, ports: AssistantPorts, limits: AssistantLimits) -> Self {
+        let AssistantPorts { tools, threads, clock, limiter, usage } = ports;
+        Self { model, tools, threads, clock, limiter, usage, limits }
     }
 
     /// Checks the request and the thread, records the user's message, and returns the thread and
     /// the answer as a stream of chunks. Provider failures become an error chunk in the stream,
     /// never an error here.
     pub async fn chat(&self, caller: &Caller, request: &ChatRequest) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
-        caller.team()?;
+        let team = caller.team_id()?.clone();
         let (messages, thread) = request.parse()?;
+        let key = format!("assistant:{}", caller.user_id);
+        self.limiter.hit(&key, self.limits.per_user_per_minute, self.clock.now()).await?.map_err(ChatError::RateLimited)?;
         let (thread, messages) = match thread {
             Some(id) => {
                 let thread = ThreadId(id);
@@ -82,7 +115,15 @@ impl AssistantService {
             Role::User => ModelMessage::User(m.content),
             Role::Assistant => ModelMessage::Assistant { text: m.content, tool_calls: Vec::new() },
         }));
-        let answer = answer(self.model.clone(), self.tools.clone(), self.threads.clone(), self.clock.clone(), caller.clone(), thread, history);
+        let budget_spent = match self.limits.daily_tokens_per_team {
+            Some(budget) => self.usage.used(&team, self.clock.now().date()).await? >= budget,
+            None => false,
+        };
+        if budget_spent {
+            tracing::info!(team = %team, "the team's daily assistant token budget is spent");
+            return Ok((thread, refused(ModelError::OutputLimit)));
+        }
+        let answer = answer(self.model.clone(), self.tools.clone(), self.threads.clone(), self.usage.clone(), self.clock.clone(), caller.clone(), thread, history);
         Ok((thread, answer))
     }
 }
@@ -102,10 +143,37 @@ fn within_budget(turns: Vec<ChatMessage>) -> Vec<ChatMessage> {
     turns.into_iter().skip(skip).collect()
 }
 
+/// An answer that is only its error part.
+fn refused(error: ModelError) -> BoxStream<'static, UiChunk> {
+    futures::stream::iter([
+        UiChunk::Start { message_id: Uuid::now_v7().to_string() },
+        UiChunk::StartStep,
+        error_chunk(&error),
+        UiChunk::FinishStep,
+        UiChunk::Finish { finish_reason: "error" },
+    ])
+    .boxed()
+}
+
+/// Tokens of a step the provider did not count: about four characters a token.
+fn estimated_tokens(history: &[ModelMessage], output: usize) -> u64 {
+    let input: usize = history
+        .iter()
+        .map(|m| match m {
+            ModelMessage::System(text) | ModelMessage::User(text) => text.len(),
+            ModelMessage::Assistant { text, tool_calls } => text.len() + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>(),
+            ModelMessage::Tool { content, .. } => content.len(),
+        })
+        .sum();
+    ((input + output) as u64).div_ceil(4)
+}
+
+#[allow(clippy::too_many_arguments)]
 fn answer(
     model: Option<Arc<dyn LanguageModel>>,
     tools: Arc<dyn Tools>,
     threads: Arc<dyn ThreadStore>,
+    usage: Arc<dyn UsageStore>,
     clock: Arc<dyn Clock>,
     caller: Caller,
     thread: ThreadId,
@@ -134,9 +202,10 @@ fn answer(
                 }
             };
             let text_id = format!("text-{step}");
-            let (mut text, mut calls, mut failure) = (String::new(), Vec::<ToolCall>::new(), None);
+            let (mut text, mut calls, mut failure, mut counted) = (String::new(), Vec::<ToolCall>::new(), None, None);
             while let Some(event) = events.next().await {
                 match event {
+                    Ok(ModelEvent::Usage { total_tokens }) => counted = Some(total_tokens),
                     Ok(ModelEvent::TextDelta(delta)) => {
                         if text.is_empty() {
                             yield UiChunk::TextStart { id: text_id.clone() };
@@ -156,6 +225,12 @@ fn answer(
             if !text.is_empty() {
                 yield UiChunk::TextEnd { id: text_id.clone() };
                 spoken.push_str(&text);
+            }
+            let tokens = counted.unwrap_or_else(|| estimated_tokens(&history, text.len()));
+            if let (Some(team), true) = (caller.team_id().ok(), tokens > 0)
+                && let Err(error) = usage.add(team, clock.now().date(), tokens).await
+            {
+                tracing::warn!(%error, "the assistant's token usage was not recorded");
             }
             if let Some(error) = failure {
                 yield error_chunk(&error);
@@ -207,7 +282,9 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::ports::{MockLanguageModel, MockThreadStore, MockTools};
+    use opsd_core::MockRateLimiter;
+
+    use crate::ports::{MockLanguageModel, MockThreadStore, MockTools, MockUsageStore};
 
     fn caller() -> Caller {
         Caller { user_id: UserId::new("user_1"), membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role: TeamRole::Member }) }
@@ -224,6 +301,24 @@ mod tests {
         threads.expect_create().returning(|_, _, _| Ok(ThreadId(Uuid::nil())));
         threads.expect_append().returning(|_, _, _, _| Ok(()));
         threads
+    }
+
+    fn allow_all() -> MockRateLimiter {
+        let mut limiter = MockRateLimiter::new();
+        limiter.expect_hit().returning(|_, _, _| Ok(Ok(())));
+        limiter
+    }
+
+    fn no_usage() -> MockUsageStore {
+        let mut usage = MockUsageStore::new();
+        usage.expect_used().returning(|_, _| Ok(0));
+        usage.expect_add().returning(|_, _, _| Ok(()));
+        usage
+    }
+
+    fn service_with(model: Option<Arc<dyn LanguageModel>>, tools: MockTools, threads: MockThreadStore) -> AssistantService {
+        let ports = AssistantPorts { tools: Arc::new(tools), threads: Arc::new(threads), clock: clock(), limiter: Arc::new(allow_all()), usage: Arc::new(no_usage()) };
+        AssistantService::new(model, ports, AssistantLimits::default())
     }
 
     fn tools() -> MockTools {
@@ -245,7 +340,7 @@ mod tests {
     }
 
     async fn run(model: MockLanguageModel, tools: MockTools) -> Vec<UiChunk> {
-        let service = AssistantService::new(Some(Arc::new(model)), Arc::new(tools), Arc::new(threads()), clock());
+        let service = service_with(Some(Arc::new(model)), tools, threads());
         let (_, stream) = service.chat(&caller(), &request()).await.unwrap();
         stream.collect().await
     }
@@ -288,7 +383,7 @@ mod tests {
         let chunks = run(model, tools()).await;
         assert!(matches!(&chunks[chunks.len() - 3], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]")));
 
-        let service = AssistantService::new(None, Arc::new(tools()), Arc::new(threads()), clock());
+        let service = service_with(None, tools(), threads());
         let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
         assert!(chunks.iter().any(|c| matches!(c, UiChunk::Error { error_text } if error_text.ends_with("[provider_auth]"))));
     }
@@ -332,7 +427,7 @@ mod tests {
             assert_eq!(said, ["system", "user: How many open incidents?", "assistant: Two, both at Downtown.", "user: Which is older?"]);
             Ok(events(vec![Ok(ModelEvent::TextDelta("The walk-in.".into())), Ok(ModelEvent::Finished { reason: "stop".into() })]))
         });
-        let service = AssistantService::new(Some(Arc::new(model)), Arc::new(tools()), Arc::new(threads), clock());
+        let service = service_with(Some(Arc::new(model)), tools(), threads);
         // The client resends its copy of the exchange (as a stock client does): the stored one wins.
         let request: ChatRequest = serde_json::from_value(json!({ "threadId": Uuid::nil(), "messages": [
             { "role": "user", "content": "How many open incidents?" },
@@ -356,11 +451,55 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_user_over_the_rate_limit_is_refused_before_anything_is_stored() {
+        let mut limiter = MockRateLimiter::new();
+        limiter
+            .expect_hit()
+            .withf(|key, limit, _| key == "assistant:user_1" && *limit == 20)
+            .returning(|_, _, _| Ok(Err(RateLimited { retry_after_seconds: 12 })));
+        let mut threads = MockThreadStore::new();
+        threads.expect_create().never();
+        threads.expect_append().never();
+        let ports = AssistantPorts { tools: Arc::new(tools()), threads: Arc::new(threads), clock: clock(), limiter: Arc::new(limiter), usage: Arc::new(no_usage()) };
+        let service = AssistantService::new(None, ports, AssistantLimits::default());
+        let refused = service.chat(&caller(), &request()).await;
+        assert!(matches!(refused, Err(ChatError::RateLimited(RateLimited { retry_after_seconds: 12 }))));
+    }
+
+    #[tokio::test]
+    async fn a_spent_daily_budget_answers_the_output_limit_part_and_usage_is_recorded() {
+        let mut usage = MockUsageStore::new();
+        usage.expect_used().returning(|team, _| Ok(if team.as_str() == "org_1" { 1_000 } else { 0 }));
+        usage.expect_add().never();
+        let mut model = MockLanguageModel::new();
+        model.expect_stream().never();
+        let ports = AssistantPorts { tools: Arc::new(tools()), threads: Arc::new(threads()), clock: clock(), limiter: Arc::new(allow_all()), usage: Arc::new(usage) };
+        let limits = AssistantLimits { per_user_per_minute: 20, daily_tokens_per_team: Some(1_000) };
+        let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
+        let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
+        assert_eq!(types(&chunks), ["start", "start-step", "error", "finish-step", "finish"]);
+        assert!(matches!(&chunks[2], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]")));
+
+        // Under the budget, each step's counted tokens are recorded against the team and day.
+        let mut usage = MockUsageStore::new();
+        usage.expect_used().returning(|_, _| Ok(999));
+        usage.expect_add().withf(|team, _, tokens| team.as_str() == "org_1" && *tokens == 42).times(1).returning(|_, _, _| Ok(()));
+        let mut model = MockLanguageModel::new();
+        model.expect_stream().returning(|_| {
+            Ok(events(vec![Ok(ModelEvent::TextDelta("Two.".into())), Ok(ModelEvent::Usage { total_tokens: 42 }), Ok(ModelEvent::Finished { reason: "stop".into() })]))
+        });
+        let ports = AssistantPorts { tools: Arc::new(tools()), threads: Arc::new(threads()), clock: clock(), limiter: Arc::new(allow_all()), usage: Arc::new(usage) };
+        let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
+        let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
+        assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
+    }
+
+    #[tokio::test]
     async fn only_the_owner_continues_a_thread() {
         let mut threads = MockThreadStore::new();
         threads.expect_owner().returning(|_| Ok(Some(UserId::new("user_2"))));
         threads.expect_append().never();
-        let service = AssistantService::new(None, Arc::new(tools()), Arc::new(threads), clock());
+        let service = service_with(None, tools(), threads);
         let request: ChatRequest = serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "hi" }], "threadId": Uuid::nil() })).unwrap();
         assert!(matches!(service.chat(&caller(), &request).await, Err(ChatError::ThreadNotFound)));
     }

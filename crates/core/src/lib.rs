@@ -35,6 +35,11 @@ pub use cache::MockTeamCacheInvalidation;
 mod department;
 pub use department::Department;
 
+mod rate_limit;
+pub use rate_limit::{RateLimited, RateLimiter};
+#[cfg(any(test, feature = "mock"))]
+pub use rate_limit::MockRateLimiter;
+
 mod chat;
 pub use chat::TeamChat;
 #[cfg(any(test, feature = "mock"))]

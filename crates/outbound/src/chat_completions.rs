@@ -74,6 +74,8 @@ impl LanguageModel for ChatCompletions {
         let body = json!({
             "model": self.config.model,
             "stream": true,
+            // The last chunk then counts the tokens, for the teams' daily budgets.
+            "stream_options": { "include_usage": true },
             "messages": request.messages.iter().map(message_json).collect::<Vec<_>>(),
             "tools": request.tools.iter().map(|t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } })).collect::<Vec<_>>(),
         });
@@ -135,6 +137,9 @@ impl LanguageModel for ChatCompletions {
                 if value.get("error").is_some() {
                     yield Err(ModelError::Unknown);
                     return;
+                }
+                if let Some(total_tokens) = value["usage"]["total_tokens"].as_u64() {
+                    yield Ok(ModelEvent::Usage { total_tokens });
                 }
                 let Some(choice) = value["choices"].get(0) else { continue };
                 if let Some(text) = choice["delta"]["content"].as_str().filter(|t| !t.is_empty()) {

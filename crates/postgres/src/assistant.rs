@@ -3,7 +3,7 @@ use diesel::OptionalExtension;
 use diesel::QueryableByName;
 use diesel::sql_types::{Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use opsd_assistant::{ChatMessage, Role, ThreadId, ThreadStore};
+use opsd_assistant::{ChatMessage, Role, ThreadId, ThreadStore, UsageStore};
 use opsd_core::{StoreError, TeamId, UserId};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -88,5 +88,50 @@ impl ThreadStore for PgThreadStore {
             .into_iter()
             .map(|t| ChatMessage { role: if t.role == "assistant" { Role::Assistant } else { Role::User }, content: t.content })
             .collect())
+    }
+}
+
+/// Tokens per team and day, added up across instances.
+pub struct PgUsageStore {
+    db: Db,
+}
+
+impl PgUsageStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl UsageStore for PgUsageStore {
+    async fn used(&self, team: &TeamId, day: time::Date) -> Result<u64, StoreError> {
+        #[derive(QueryableByName)]
+        struct Used {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            tokens: i64,
+        }
+        let mut conn = self.db.conn().await?;
+        let used: Used = diesel::sql_query("SELECT COALESCE((SELECT tokens FROM assistant_usage WHERE team_id = $1 AND day = $2), 0) AS tokens")
+            .bind::<Text, _>(team.as_str())
+            .bind::<diesel::sql_types::Date, _>(day)
+            .get_result(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(u64::try_from(used.tokens).unwrap_or(0))
+    }
+
+    async fn add(&self, team: &TeamId, day: time::Date, tokens: u64) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        diesel::sql_query(
+            "INSERT INTO assistant_usage (team_id, day, tokens) VALUES ($1, $2, $3) \
+             ON CONFLICT (team_id, day) DO UPDATE SET tokens = assistant_usage.tokens + EXCLUDED.tokens",
+        )
+        .bind::<Text, _>(team.as_str())
+        .bind::<diesel::sql_types::Date, _>(day)
+        .bind::<diesel::sql_types::BigInt, _>(i64::try_from(tokens).unwrap_or(i64::MAX))
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(())
     }
 }

@@ -25,7 +25,7 @@ pub use contacts::PgContactStore;
 pub use coupons::{PgCouponStore, PgExpiryStore};
 pub use guest_events::PgGuestEventStore;
 pub use analytics::PgAnalyticsStore;
-pub use assistant::PgThreadStore;
+pub use assistant::{PgThreadStore, PgUsageStore};
 pub use cache_bus::{CACHE_CHANNEL, InvalidationHandler, InvalidationListener, PgTeamCacheInvalidation, connect_invalidation_listener};
 pub use error::store_error;
 pub use identity_events::PgIdentityEventStore;

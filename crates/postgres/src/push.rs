@@ -165,7 +165,8 @@ impl MemberDirectory for PgMemberDirectory {
     }
 }
 
-/// Fixed one-minute windows in PostgreSQL, so a limit holds across every instance.
+/// Sliding one-minute windows in PostgreSQL (`rate_limit_hit`, one round trip), so a limit holds
+/// across every instance and across a minute's edge.
 pub struct PgRateLimiter {
     db: Db,
 }
@@ -180,26 +181,21 @@ impl PgRateLimiter {
 impl RateLimiter for PgRateLimiter {
     async fn hit(&self, key: &str, limit: u32, now: OffsetDateTime) -> Result<Result<(), RateLimited>, StoreError> {
         #[derive(QueryableByName)]
-        struct Hits {
+        struct Wait {
             #[diesel(sql_type = Int4)]
-            hits: i32,
+            wait: i32,
         }
-        let window_start = now.replace_second(0).and_then(|t| t.replace_nanosecond(0)).expect("a valid time");
         let mut conn = self.db.conn().await?;
-        let hits: Hits = diesel::sql_query(
-            "WITH stale AS (DELETE FROM rate_limit_windows WHERE key = $1 AND window_start < $2) \
-             INSERT INTO rate_limit_windows (key, window_start, hits) VALUES ($1, $2, 1) \
-             ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1 RETURNING hits",
-        )
-        .bind::<Text, _>(key)
-        .bind::<Timestamptz, _>(window_start)
-        .get_result(&mut conn)
-        .await
-        .map_err(store_error)?;
-        if hits.hits as u32 <= limit {
-            return Ok(Ok(()));
-        }
-        let left = 60 - i64::from(now.second());
-        Ok(Err(RateLimited { retry_after_seconds: left.max(1) as u64 }))
+        let wait: Wait = diesel::sql_query("SELECT rate_limit_hit($1, $2, interval '1 minute', $3) AS wait")
+            .bind::<Text, _>(key)
+            .bind::<Int4, _>(i32::try_from(limit).unwrap_or(i32::MAX))
+            .bind::<Timestamptz, _>(now)
+            .get_result(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(match wait.wait {
+            0 => Ok(()),
+            seconds => Err(RateLimited { retry_after_seconds: u64::try_from(seconds).unwrap_or(1) }),
+        })
     }
 }

@@ -10,5 +10,7 @@ pub use model::{
 };
 pub use ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
 #[cfg(any(test, feature = "mock"))]
-pub use ports::{MockMemberDirectory, MockPushSender, MockRateLimiter, MockSubscriptionStore};
+pub use ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
+#[cfg(any(test, feature = "mock"))]
+pub use opsd_core::MockRateLimiter;
 pub use service::{PushError, PushService, SEND_LIMIT_PER_MINUTE, SUBSCRIBE_LIMIT_PER_MINUTE};

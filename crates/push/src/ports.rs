@@ -44,15 +44,4 @@ pub trait PushSender: Send + Sync {
     async fn deliver(&self, subscription: &Subscription, payload: &[u8]) -> DeliveryResult;
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimited {
-    pub retry_after_seconds: u64,
-}
-
-/// Counts calls per key across all instances.
-#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
-#[async_trait]
-pub trait RateLimiter: Send + Sync {
-    /// Counts one call; refuses it when the key made `limit` calls in the current minute.
-    async fn hit(&self, key: &str, limit: u32, now: OffsetDateTime) -> Result<Result<(), RateLimited>, StoreError>;
-}
+pub use opsd_core::{RateLimited, RateLimiter};

@@ -153,7 +153,9 @@ mod tests {
 
     use super::*;
     use crate::model::{StoredSubscription, Subscription};
-    use crate::ports::{MockMemberDirectory, MockPushSender, MockRateLimiter, MockSubscriptionStore};
+    use opsd_core::MockRateLimiter;
+
+    use crate::ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
 
     fn caller(role: Role) -> Caller {
         Caller { user_id: UserId::new("user_1"), membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }) }

@@ -1,0 +1,52 @@
+//! The sliding-window rate limit against a real database.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use opsd_core::RateLimiter;
+use opsd_postgres::{Db, DbConfig, PgRateLimiter};
+use opsd_test_db::TestDatabase;
+use time::OffsetDateTime;
+
+fn limiter(url: &str) -> PgRateLimiter {
+    PgRateLimiter::new(
+        Db::connect(&DbConfig {
+            url: url.into(),
+            max_connections: 8,
+            acquire_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(10),
+        })
+        .unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_most_the_limit_in_any_minute_even_across_a_minute_edge() {
+    let database = TestDatabase::new().await;
+    let limiter = limiter(database.url());
+    let edge = OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap(); // 00:00:00 of a minute
+    let at = |seconds: f64| edge + time::Duration::seconds_f64(seconds);
+    // Ten calls in the last two seconds of one minute...
+    for i in 0..10 {
+        assert_eq!(limiter.hit("k", 10, at(-2.0 + f64::from(i) * 0.1)).await.unwrap(), Ok(()));
+    }
+    // ...leave no room in the first seconds of the next (a fixed window would admit ten more).
+    let refused = limiter.hit("k", 10, at(1.0)).await.unwrap().unwrap_err();
+    assert_eq!(refused.retry_after_seconds, 57, "until the oldest call is a minute old");
+    assert!(limiter.hit("k", 10, at(57.9)).await.unwrap().is_err());
+    assert_eq!(limiter.hit("k", 10, at(58.05)).await.unwrap(), Ok(()), "the oldest left the window");
+    assert_eq!(limiter.hit("other", 10, at(1.0)).await.unwrap(), Ok(()), "keys are counted apart");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn racing_callers_on_several_connections_share_the_limit() {
+    let database = TestDatabase::new().await;
+    let limiter = Arc::new(limiter(database.url()));
+    let now = OffsetDateTime::now_utc();
+    let calls = (0..30).map(|_| {
+        let limiter = limiter.clone();
+        tokio::spawn(async move { limiter.hit("shared", 10, now).await.unwrap().is_ok() })
+    });
+    let admitted = futures::future::join_all(calls).await.into_iter().filter(|r| *r.as_ref().unwrap()).count();
+    assert_eq!(admitted, 10);
+}
