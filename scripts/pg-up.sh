@@ -47,6 +47,22 @@ if [ ! -s "$data/PG_VERSION" ]; then
     || { echo "initdb failed; see $log" >&2; exit 1; }
 fi
 
+# TLS, as against a managed database: a private root (root.crt beside the server's certificate,
+# which `SHOW ssl_cert_file` names) signs a certificate for `localhost`. The TLS tests verify it.
+if [ ! -s "$data/server.crt" ] && command -v openssl >/dev/null 2>&1; then
+  (
+    cd "$data"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=opsd private test root" -keyout root.key -out root.crt
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr
+    printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' > server.ext
+    openssl x509 -req -in server.csr -CA root.crt -CAkey root.key -CAcreateserial -days 3650 -extfile server.ext -out server.crt
+    rm -f root.key server.csr server.ext root.srl
+    chmod 0600 server.key
+    if [ "$(id -u)" -eq 0 ]; then chown postgres server.key server.crt root.crt; fi
+  ) >>"$log" 2>&1
+fi
+[ -s "$data/server.crt" ] && settings="$settings -c ssl=on -c ssl_cert_file=$data/server.crt -c ssl_key_file=$data/server.key"
+
 if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   for _ in $(seq 1 50); do
     port_busy "$port" || break

@@ -4,6 +4,7 @@ mod analytics;
 mod assistant;
 mod auth;
 mod coupons;
+mod database_tls;
 mod errors;
 mod incidents;
 mod nudges;

@@ -6,7 +6,7 @@ pub mod push_fake;
 pub mod seven_shifts_fake;
 mod tokens;
 
-pub use app::{TestApp, TestShift, problem};
+pub use app::{TestApp, TestShift, problem, test_config};
 pub use tokens::{ISSUER, TokenMinter, AUTHORIZED_PARTY};
 pub use opsd_test_db::TestDatabase;
 

@@ -8,7 +8,7 @@ use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
 use futures::StreamExt;
 use opsd_core::{TeamCacheInvalidation, TeamId};
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::AsyncMessage;
 
 use crate::Db;
 
@@ -58,11 +58,20 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
 /// new one whenever the last ends, and each reconnection drops everything, since notifications
 /// sent while away are lost. A lost connection alone drops nothing, so cached answers keep being
 /// served through a database outage.
-pub async fn connect_invalidation_listener(database_url: &str) -> Result<InvalidationListener, tokio_postgres::Error> {
+pub async fn connect_invalidation_listener(database_url: &str) -> Result<InvalidationListener, ListenError> {
     Listener::connect(database_url).await.map(InvalidationListener)
 }
 
 pub struct InvalidationListener(Listener);
+
+/// Why the listener could not connect.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenError {
+    #[error("{0}")]
+    Config(String),
+    #[error("{}", crate::pool::describe(.0))]
+    Connect(tokio_postgres::Error),
+}
 
 impl InvalidationListener {
     /// Applies notifications until the connection ends.
@@ -78,18 +87,23 @@ struct Listener {
 }
 
 impl Listener {
-    async fn connect(database_url: &str) -> Result<Self, tokio_postgres::Error> {
-        let (client, mut connection) = tokio_postgres::connect(database_url, NoTls).await?;
+    async fn connect(database_url: &str) -> Result<Self, ListenError> {
+        let mut connect = crate::tls::PgConnect::from_url(database_url).map_err(ListenError::Config)?;
+        connect.config.application_name("opsd-listener");
+        let (client, mut connection) = connect.config.connect(connect.tls.clone()).await.map_err(ListenError::Connect)?;
         let (sender, messages) = futures::channel::mpsc::unbounded();
         let driver = tokio::spawn(async move {
             let mut stream = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+            // The first error ends the connection: a closed TLS stream keeps answering its error,
+            // and polling on would spin.
             while let Some(message) = stream.next().await {
-                if sender.unbounded_send(message).is_err() {
+                let ended = message.is_err();
+                if sender.unbounded_send(message).is_err() || ended {
                     break;
                 }
             }
         });
-        client.batch_execute(&format!("LISTEN {CACHE_CHANNEL}")).await?;
+        client.batch_execute(&format!("LISTEN {CACHE_CHANNEL}")).await.map_err(ListenError::Connect)?;
         Ok(Self { _client: client, messages, driver })
     }
 

@@ -1,6 +1,7 @@
 //! PostgreSQL adapters (diesel + diesel-async + deadpool) for the domain ports.
 
 mod contacts;
+mod tls;
 mod coupons;
 mod guest_events;
 mod analytics;

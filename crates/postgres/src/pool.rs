@@ -3,10 +3,12 @@ use std::time::Duration;
 use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
-use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_async::{AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use opsd_core::StoreError;
 use secrecy::{ExposeSecret, SecretString};
+
+use crate::tls::PgConnect;
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
@@ -39,10 +41,16 @@ impl Db {
         // closed"); so connections are established on the runtime that built the pool, which
         // lives until the process ends.
         let runtime = tokio::runtime::Handle::try_current().ok();
-        manager_config.custom_setup = Box::new(move |url| {
-            let url = url.to_owned();
+        let connect = PgConnect::from_url(config.url.expose_secret()).map_err(StoreError::Unknown)?;
+        manager_config.custom_setup = Box::new(move |_url| {
+            let connect = connect.clone();
             let establish = async move {
-                let mut conn = AsyncPgConnection::establish(&url).await?;
+                let (client, connection) = connect
+                    .config
+                    .connect(connect.tls.clone())
+                    .await
+                    .map_err(|error| ConnectionError::BadConnection(describe(&error)))?;
+                let mut conn = AsyncPgConnection::try_from_client_and_connection(client, connection).await?;
                 conn.batch_execute(&format!(
                     "SET application_name = 'opsd'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
                 ))
@@ -106,4 +114,12 @@ pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
         tracing::info!(applied, "migrations applied");
     }
     applied.map(|_| ())
+}
+
+/// The driver's error with its cause (a refused certificate says why), without the URL.
+pub(crate) fn describe(error: &tokio_postgres::Error) -> String {
+    match std::error::Error::source(error) {
+        Some(cause) => format!("{error}: {cause}"),
+        None => error.to_string(),
+    }
 }
