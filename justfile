@@ -33,6 +33,11 @@ db-down:
 lint:
     cargo clippy --workspace --all-targets -- -D warnings
 
+# Licenses, bans and sources of every dependency (deny.toml); installs cargo-deny when missing.
+deny:
+    command -v cargo-deny >/dev/null 2>&1 || cargo install cargo-deny --locked
+    cargo deny check licenses bans sources
+
 # Fuzz the HTTP surface with schemathesis against /openapi.json of a running server.
 fuzz-api:
     scripts/fuzz-api.sh
