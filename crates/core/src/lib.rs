@@ -24,6 +24,9 @@ mod money;
 pub use money::{Money, parse_money};
 pub use rust_decimal::Decimal;
 
+mod week;
+pub use week::Week;
+
 mod dates;
 pub use dates::{iso_date, parse_iso_date};
 

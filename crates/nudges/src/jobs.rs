@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use opsd_core::{Clock, StoreError, TeamChat};
-use opsd_optimization::Week;
+use opsd_core::Week;
 use opsd_reports::ReportShift;
 use time::Date;
 use time_tz::OffsetDateTimeExt;
