@@ -38,6 +38,7 @@ async fn main() {
     run!("database-outage-under-load", scenarios::database_outage_under_load(&bin));
     run!("killed-mid-sync", scenarios::killed_mid_sync(&bin));
     run!("killed-mid-sweep", scenarios::killed_mid_sweep(&bin));
+    run!("killed-mid-guest-event", scenarios::killed_mid_guest_event(&bin));
     run!("concurrent-first-start", scenarios::concurrent_first_start(&bin));
     run!("listen-connection-lost", scenarios::listen_connection_lost(&bin));
     run!("assistant-provider-stalls", scenarios::assistant_provider_stalls(&bin));

@@ -399,6 +399,123 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     )
 }
 
+/// 4c. The instance is killed (SIGKILL) while its worker pushes a low-rating alert to a push
+/// service that hangs.
+pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
+    // A push service whose first delivery hangs; later ones are accepted.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let push_port = listener.local_addr().unwrap().port();
+    let deliveries = Arc::new(AtomicUsize::new(0));
+    let seen = deliveries.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let n = seen.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut request = vec![0u8; 65536];
+                let _ = socket.read(&mut request).await;
+                if n == 0 {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                }
+                let _ = socket.write_all(b"HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n").await;
+            });
+        }
+    });
+    let (vapid_public, vapid_private) = vapid_keys(bin).await;
+    let guest_env = env(&[
+        ("COUPON_WEBHOOK_SECRET", opsd_tests::COUPON_WEBHOOK_SECRET),
+        ("GUEST_EVENT_LEASE_SECONDS", "2"),
+        ("NEXT_PUBLIC_VAPID_PUBLIC_KEY", &vapid_public),
+        ("VAPID_PRIVATE_KEY", &vapid_private),
+        ("APP_ORIGIN", "https://app.chaos.example"),
+    ]);
+    let db = database().await;
+    let mut first = bin.serve(db.url(), &guest_env).await;
+    let admin_token = TokenMinter.admin("user_chaos", "org_chaos");
+    let http = client();
+    let location: Value = http
+        .post(first.url("/api/locations"))
+        .bearer_auth(&admin_token)
+        .json(&json!({ "name": "Guests", "slug": "guests", "timezone": "UTC" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // The admin's device: the keys of RFC 8291's worked example.
+    let subscribed = http
+        .post(first.url("/api/push/subscribe"))
+        .header("cookie", format!("__session={admin_token}"))
+        .header("origin", "https://app.chaos.example")
+        .json(&json!({ "endpoint": format!("http://127.0.0.1:{push_port}/push/admin"), "keys": {
+            "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", "auth": "BTBZMqHH6r4Tts7J_aSIgg" } }))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    let event = json!({
+        "type": "feedback.submitted", "eventId": "evt_chaos_fb", "occurredAt": "2026-11-24T12:00:00Z", "teamId": "org_chaos",
+        "locationId": location["id"], "data": { "feedbackId": "fb_chaos", "guestId": "g", "rating": 1 },
+    });
+    let body = serde_json::to_vec(&event).unwrap();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let accepted = http
+        .post(first.url("/api/automation/coupons"))
+        .header("content-type", "application/json")
+        .header("webhook-id", "msg_chaos")
+        .header("webhook-timestamp", now.to_string())
+        .header("webhook-signature", opsd_tests::sign_webhook(opsd_tests::COUPON_WEBHOOK_SECRET, "msg_chaos", now, &body))
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    let started = Instant::now();
+    while deliveries.load(Ordering::SeqCst) == 0 && started.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    first.kill9();
+    let _ = wait_exit(&mut first).await;
+    let pg = connect(db.url()).await;
+    let state_at_kill: String = pg.query_one("SELECT state FROM guest_events WHERE identity = 'evt_chaos_fb'", &[]).await.unwrap().get(0);
+    let _second = bin.serve(db.url(), &guest_env).await;
+    let mut outcome = (String::new(), String::new(), false);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(15) {
+        let row = pg
+            .query_one(
+                "SELECT e.state, COALESCE(e.outcome, ''), EXISTS (SELECT 1 FROM guest_alerts WHERE notified_at IS NOT NULL) \
+                 FROM guest_events e WHERE e.identity = 'evt_chaos_fb'",
+                &[],
+            )
+            .await
+            .unwrap();
+        outcome = (row.get(0), row.get(1), row.get(2));
+        if outcome.0 == "done" && outcome.2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let alerts: i64 = pg.query_one("SELECT count(*) FROM guest_alerts", &[]).await.unwrap().get(0);
+    let pushes = deliveries.load(Ordering::SeqCst);
+    let held = subscribed == 200 && accepted == 202 && state_at_kill != "done" && outcome == ("done".into(), "alerted".into(), true) && alerts == 1 && pushes == 2;
+    Outcome::new(
+        "SIGKILL while the worker's low-rating push hung (guest-event lease 2 s)",
+        format!(
+            "event {state_at_kill} at the kill; after a restart {} ({}), {alerts} alert, notified {}, {pushes} push attempts (the hung one and one delivery)",
+            outcome.0, outcome.1, outcome.2
+        ),
+        held,
+    )
+}
+
+async fn vapid_keys(bin: &Binary) -> (String, String) {
+    let output = tokio::process::Command::new(&bin.0).arg("vapid-keys").output().await.unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let key = |name: &str| text.lines().find_map(|l| l.strip_prefix(name)).unwrap().to_owned();
+    (key("NEXT_PUBLIC_VAPID_PUBLIC_KEY="), key("VAPID_PRIVATE_KEY="))
+}
+
 /// 5. Three instances start at the same moment on an empty database.
 pub async fn concurrent_first_start(bin: &Binary) -> Outcome {
     let template = database().await;

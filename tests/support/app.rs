@@ -57,6 +57,7 @@ pub fn test_config(db_url: &str) -> Config {
             expiry_enabled: true,
             webhook_secret: Some(SecretString::from(crate::COUPON_WEBHOOK_SECRET)),
             worker_enabled: true,
+            guest_event_lease: Duration::from_secs(60),
         },
         outbound_allow_loopback: true,
     }

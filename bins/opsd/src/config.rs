@@ -92,6 +92,8 @@ pub struct CouponConfig {
     pub webhook_secret: Option<SecretString>,
     /// Runs the guest-event worker in this instance (default true).
     pub worker_enabled: bool,
+    /// How long a claimed guest event is leased before another worker may take it.
+    pub guest_event_lease: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -153,6 +155,7 @@ impl Config {
                 expiry_enabled: flag("COUPON_EXPIRY_ENABLED")?,
                 webhook_secret: text("COUPON_WEBHOOK_SECRET").map(SecretString::from),
                 worker_enabled: !matches!(text("GUEST_EVENT_WORKER").as_deref(), Some("false" | "0" | "off")),
+                guest_event_lease: Duration::from_secs(parsed("GUEST_EVENT_LEASE_SECONDS")?.unwrap_or(60)),
             },
             optimization_cache_capacity: parsed("OPTIMIZATION_CACHE_CAPACITY")?.unwrap_or(10_000),
             optimization_breaker_open: Duration::from_secs(parsed("OPTIMIZATION_BREAKER_OPEN_SECONDS")?.unwrap_or(30)),

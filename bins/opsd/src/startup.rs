@@ -166,6 +166,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
             coupon_store.clone(),
             Arc::new(PushAlertNotifier { push: push.clone(), locations: locations.clone() }),
             clock.clone(),
+            time::Duration::try_from(config.coupons.guest_event_lease).context("GUEST_EVENT_LEASE_SECONDS")?,
         ));
         let wake = guest_event_wake.clone();
         background.push(supervisor.spawn("guest-event-worker", move || {

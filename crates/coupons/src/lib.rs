@@ -20,4 +20,4 @@ pub use ports::{
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventStore};
 pub use service::{CouponError, CouponService};
-pub use worker::{GuestEventWorker, LOW_RATING};
+pub use worker::{DEFAULT_LEASE as DEFAULT_GUEST_EVENT_LEASE, GuestEventWorker, LOW_RATING};

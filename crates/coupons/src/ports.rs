@@ -173,8 +173,9 @@ pub trait GuestEventStore: Send + Sync {
         comment: Option<String>,
         at: OffsetDateTime,
     ) -> Result<(), StoreError>;
-    /// Creates the alert of a stored feedback whose stored rating is at most `max_rating`; `None`
-    /// when there is no such feedback row or the alert exists already.
+    /// The alert of a stored feedback whose stored rating is at most `max_rating`: created now, or
+    /// the existing one while it was never notified; `None` when there is no such feedback row or
+    /// its alert was notified already.
     async fn record_alert(
         &self,
         feedback_id: &str,

@@ -8,7 +8,9 @@ use crate::ports::{ClaimedEvent, CouponStore, GuestEventStore, HoldOutcome, Rede
 
 /// Ratings at or below this alert the location's admins, when backed by a durable feedback row.
 pub const LOW_RATING: u8 = 2;
-const LEASE: Duration = Duration::seconds(60);
+/// How long a claimed event is leased to its worker by default (`GUEST_EVENT_LEASE_SECONDS`): a
+/// worker that dies leaves its events to be claimed again after it.
+pub const DEFAULT_LEASE: Duration = Duration::seconds(60);
 const MAX_ATTEMPTS: i32 = 10;
 
 /// Processes the guest-event queue: reloads the authoritative records and decides each event's
@@ -19,6 +21,7 @@ pub struct GuestEventWorker {
     coupons: Arc<dyn CouponStore>,
     notifier: Arc<dyn crate::ports::AlertNotifier>,
     clock: Arc<dyn Clock>,
+    lease: Duration,
 }
 
 impl GuestEventWorker {
@@ -27,14 +30,15 @@ impl GuestEventWorker {
         coupons: Arc<dyn CouponStore>,
         notifier: Arc<dyn crate::ports::AlertNotifier>,
         clock: Arc<dyn Clock>,
+        lease: Duration,
     ) -> Self {
-        Self { events, coupons, notifier, clock }
+        Self { events, coupons, notifier, clock, lease }
     }
 
     /// Claims and processes up to `limit` events; returns how many were claimed.
     pub async fn run_once(&self, limit: u32) -> Result<usize, StoreError> {
         let now = self.clock.now();
-        let claimed = self.events.claim(limit, now, now + LEASE).await?;
+        let claimed = self.events.claim(limit, now, now + self.lease).await?;
         for event in &claimed {
             match self.process(event).await {
                 Ok(outcome) => self.events.complete(event.id, outcome, self.clock.now()).await?,
@@ -82,7 +86,8 @@ impl GuestEventWorker {
                     self.events
                         .record_feedback(team, location, &feedback_id, &guest_id, reservation_id, rating, comment, now)
                         .await?;
-                    // The alert is decided from the stored feedback, not from the message.
+                    // The alert is decided from the stored feedback, not from the message. One that
+                    // was recorded but never notified (its worker died) comes back to be sent.
                     let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now).await? else {
                         return Ok("feedback_recorded");
                     };
@@ -133,7 +138,7 @@ mod tests {
     }
 
     fn worker(events: MockGuestEventStore, notifier: MockAlertNotifier) -> GuestEventWorker {
-        GuestEventWorker::new(Arc::new(events), Arc::new(MockCouponStore::new()), Arc::new(notifier), clock())
+        GuestEventWorker::new(Arc::new(events), Arc::new(MockCouponStore::new()), Arc::new(notifier), clock(), DEFAULT_LEASE)
     }
 
     #[tokio::test]

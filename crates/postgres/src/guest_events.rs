@@ -247,9 +247,14 @@ impl GuestEventStore for PgGuestEventStore {
     async fn record_alert(&self, feedback_id: &str, max_rating: u8, at: OffsetDateTime) -> Result<Option<GuestAlert>, StoreError> {
         let mut conn = self.db.conn().await?;
         let row: Option<AlertRow> = diesel::sql_query(
-            "INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at) \
-             SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3 FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
-             ON CONFLICT (feedback_id) DO NOTHING RETURNING id, team_id, location_id, rating",
+            "WITH created AS ( \
+               INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at) \
+               SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3 FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
+               ON CONFLICT (feedback_id) DO NOTHING RETURNING id, team_id, location_id, rating) \
+             SELECT id, team_id, location_id, rating FROM created \
+             UNION ALL \
+             SELECT id, team_id, location_id, rating FROM guest_alerts \
+             WHERE feedback_id = $2 AND notified_at IS NULL AND NOT EXISTS (SELECT 1 FROM created)",
         )
         .bind::<SqlUuid, _>(Uuid::now_v7())
         .bind::<Text, _>(feedback_id)
