@@ -58,8 +58,22 @@ impl Team {
     }
 }
 
-fn shift(id: &'static str, start: time::OffsetDateTime, hours: i64, department: Department, wage_cents: i64) -> TestShift {
-    TestShift { id, start, end: start + time::Duration::hours(hours), department, wage_cents, unpaid_break_minutes: 0, draft: false }
+fn shift(
+    id: &'static str,
+    start: time::OffsetDateTime,
+    hours: i64,
+    department: Department,
+    wage_cents: i64,
+) -> TestShift {
+    TestShift {
+        id,
+        start,
+        end: start + time::Duration::hours(hours),
+        department,
+        wage_cents,
+        unpaid_break_minutes: 0,
+        draft: false,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -134,7 +148,10 @@ async fn the_report_follows_sales_shifts_and_goals_exactly() {
     assert!(days[2].get("goalsMet").is_none(), "no goal on Monday");
 
     let labor = &report["laborByCategory"][0];
-    assert_eq!((labor["fohHours"].clone(), labor["bohHours"].clone(), labor["naHours"].clone()), (json!(8.0), json!(4.0), json!(0.0)));
+    assert_eq!(
+        (labor["fohHours"].clone(), labor["bohHours"].clone(), labor["naHours"].clone()),
+        (json!(8.0), json!(4.0), json!(0.0))
+    );
     assert_eq!(labor["totalHours"], 12.0);
     let blocks: Vec<(&str, &str)> = report["salesByCategory"]
         .as_array()
@@ -154,7 +171,8 @@ async fn a_location_filter_and_location_goals_override_the_team() {
     let team = team().await;
     let other = team.app.create_location("org_1", "uptown").await;
     team.ingest(json!([team.sale("2026-11-14", "Lunch", 100.0)])).await;
-    let other_sale = json!({ "locationId": other, "date": "2026-11-14", "block": "Lunch", "food": 50, "beverage": 0, "other": 0 });
+    let other_sale =
+        json!({ "locationId": other, "date": "2026-11-14", "block": "Lunch", "food": 50, "beverage": 0, "other": 0 });
     team.ingest(json!([other_sale])).await;
     let put = |location: Option<&str>, sales: i64| {
         let mut body = json!({ "teamId": "org_1", "goals": [{ "dayOfWeek": 0, "salesGoal": sales, "laborPctTarget": 30, "splhTarget": 40 }] });
@@ -168,14 +186,20 @@ async fn a_location_filter_and_location_goals_override_the_team() {
 
     let all: Value = team.optimization(&format!("teamId=org_1&weekOf={WEEK}")).await.json().await.unwrap();
     assert_eq!(all["summary"]["totalSales"], 150.0);
-    let one: Value =
-        team.optimization(&format!("teamId=org_1&weekOf={WEEK}&locationId={}", team.location)).await.json().await.unwrap();
+    let one: Value = team
+        .optimization(&format!("teamId=org_1&weekOf={WEEK}&locationId={}", team.location))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(one["summary"]["totalSales"], 100.0);
 
     let goals = |query: String| team.app.get(&format!("/api/analytics/goals?{query}")).bearer_auth(API_KEY).send();
-    let location_goals: Value = goals(format!("teamId=org_1&locationId={}", team.location)).await.unwrap().json().await.unwrap();
+    let location_goals: Value =
+        goals(format!("teamId=org_1&locationId={}", team.location)).await.unwrap().json().await.unwrap();
     assert_eq!(location_goals["goals"][0]["salesGoal"], 2000.0);
-    let other_goals: Value = goals(format!("teamId=org_1&locationId={other}&weekOf={WEEK}")).await.unwrap().json().await.unwrap();
+    let other_goals: Value =
+        goals(format!("teamId=org_1&locationId={other}&weekOf={WEEK}")).await.unwrap().json().await.unwrap();
     assert_eq!(other_goals["goals"][0]["salesGoal"], 1000.0, "the team default fills in");
     assert_eq!(other_goals["goals"].as_array().unwrap().len(), 1);
     problem(goals("teamId=org_1&weekOf=2026-11-15".into()).await.unwrap(), 400, "validation_failed").await;
@@ -197,7 +221,8 @@ async fn bad_queries_and_keys_are_refused() {
         let body = problem(team.optimization(query).await, 400, "validation_failed").await;
         assert_eq!(body["errors"][0]["field"], field, "{query}");
     }
-    problem(team.optimization(&format!("teamId=org_1&weekOf={WEEK}&locationId={foreign}")).await, 404, "not_found").await;
+    problem(team.optimization(&format!("teamId=org_1&weekOf={WEEK}&locationId={foreign}")).await, 404, "not_found")
+        .await;
     problem(team.optimization(&format!("teamId=org_nobody&weekOf={WEEK}")).await, 404, "not_found").await;
 
     let path = format!("/api/analytics/optimization?teamId=org_1&weekOf={WEEK}");
@@ -206,7 +231,11 @@ async fn bad_queries_and_keys_are_refused() {
     problem(team.app.get(&path).bearer_auth(format!("{API_KEY}x")).send().await.unwrap(), 401, "unauthorized").await;
     let user_token = team.app.tokens.admin("user_1", "org_1");
     problem(team.app.get(&path).bearer_auth(user_token).send().await.unwrap(), 401, "unauthorized").await;
-    assert_eq!(team.app.get(&path).bearer_auth(ROTATED_API_KEY).send().await.unwrap().status(), 200, "either rotation key works");
+    assert_eq!(
+        team.app.get(&path).bearer_auth(ROTATED_API_KEY).send().await.unwrap().status(),
+        200,
+        "either rotation key works"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -216,9 +245,18 @@ async fn bad_sales_batches_are_refused_whole_and_write_nothing() {
     let good = team.sale("2026-11-14", "Lunch", 10.0);
     let cases = [
         (json!([good, team.sale("2026-11-15", "Lunch", -1.0)]), "rows[1].food"),
-        (json!([good, { "locationId": team.location, "date": "2026-11-15", "block": "Lunch", "food": "NaN", "beverage": 0, "other": 0 }]), "rows[1].food"),
-        (json!([good, { "locationId": team.location, "date": "2026-11-15", "block": "Brunch", "food": 1, "beverage": 0, "other": 0 }]), "rows[1].block"),
-        (json!([good, { "locationId": foreign, "date": "2026-11-15", "block": "Lunch", "food": 1, "beverage": 0, "other": 0 }]), "rows[1].locationId"),
+        (
+            json!([good, { "locationId": team.location, "date": "2026-11-15", "block": "Lunch", "food": "NaN", "beverage": 0, "other": 0 }]),
+            "rows[1].food",
+        ),
+        (
+            json!([good, { "locationId": team.location, "date": "2026-11-15", "block": "Brunch", "food": 1, "beverage": 0, "other": 0 }]),
+            "rows[1].block",
+        ),
+        (
+            json!([good, { "locationId": foreign, "date": "2026-11-15", "block": "Lunch", "food": 1, "beverage": 0, "other": 0 }]),
+            "rows[1].locationId",
+        ),
         (json!([good, team.sale("2026-11-15", "Lunch", 1.005)]), "rows[1].food"),
         (json!([good, good]), "rows[1]"),
     ];
@@ -254,7 +292,11 @@ async fn the_cache_answers_until_a_write_drops_it() {
 
     team.ingest(json!([team.sale("2026-11-14", "Lunch", 250.0)])).await;
     let (report, cache) = team.week().await;
-    assert_eq!((cache.as_str(), report["summary"]["totalSales"].clone()), ("miss", json!(250.0)), "a write is visible at once");
+    assert_eq!(
+        (cache.as_str(), report["summary"]["totalSales"].clone()),
+        ("miss", json!(250.0)),
+        "a write is visible at once"
+    );
 
     let goals = json!({ "teamId": "org_1", "goals": [{ "dayOfWeek": 3, "salesGoal": 1, "laborPctTarget": 1, "splhTarget": 1 }] });
     team.app.put("/api/analytics/goals").bearer_auth(API_KEY).json(&goals).send().await.unwrap();
@@ -267,7 +309,12 @@ async fn a_write_through_one_instance_is_visible_on_another_within_a_second() {
     let second = team.app.spawn_instance().await;
     team.ingest(json!([team.sale("2026-11-14", "Lunch", 100.0)])).await;
     let read_second = || async {
-        let response = second.get(&format!("/api/analytics/optimization?teamId=org_1&weekOf={WEEK}")).bearer_auth(API_KEY).send().await.unwrap();
+        let response = second
+            .get(&format!("/api/analytics/optimization?teamId=org_1&weekOf={WEEK}"))
+            .bearer_auth(API_KEY)
+            .send()
+            .await
+            .unwrap();
         let cache = response.headers()["x-cache"].to_str().unwrap().to_owned();
         (response.json::<Value>().await.unwrap()["summary"]["totalSales"].clone(), cache)
     };

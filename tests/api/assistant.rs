@@ -20,7 +20,10 @@ fn sse(events: &[Value], done: bool) -> String {
 }
 
 fn text_events(parts: &[&str]) -> Vec<Value> {
-    let mut events: Vec<Value> = parts.iter().map(|p| json!({ "choices": [{ "index": 0, "delta": { "content": p }, "finish_reason": null }] })).collect();
+    let mut events: Vec<Value> = parts
+        .iter()
+        .map(|p| json!({ "choices": [{ "index": 0, "delta": { "content": p }, "finish_reason": null }] }))
+        .collect();
     events.push(json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] }));
     events
 }
@@ -58,7 +61,13 @@ fn events(text: &str) -> Vec<String> {
 fn types(text: &str) -> Vec<String> {
     events(text)
         .iter()
-        .map(|e| if e == "[DONE]" { e.clone() } else { serde_json::from_str::<Value>(e).unwrap()["type"].as_str().unwrap().to_owned() })
+        .map(|e| {
+            if e == "[DONE]" {
+                e.clone()
+            } else {
+                serde_json::from_str::<Value>(e).unwrap()["type"].as_str().unwrap().to_owned()
+            }
+        })
         .collect()
 }
 
@@ -68,7 +77,10 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(body_string_contains("\"role\":\"tool\""))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(sse(&text_events(&["You have ", "one open incident."]), true), "text/event-stream"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(sse(&text_events(&["You have ", "one open incident."]), true), "text/event-stream"),
+        )
         .mount(&provider)
         .await;
     Mock::given(method("POST"))
@@ -95,7 +107,21 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
     let text = response.text().await.unwrap();
     assert_eq!(
         types(&text),
-        ["start", "start-step", "tool-input-available", "tool-output-available", "finish-step", "start-step", "text-start", "text-delta", "text-delta", "text-end", "finish-step", "finish", "[DONE]"]
+        [
+            "start",
+            "start-step",
+            "tool-input-available",
+            "tool-output-available",
+            "finish-step",
+            "start-step",
+            "text-start",
+            "text-delta",
+            "text-delta",
+            "text-end",
+            "finish-step",
+            "finish",
+            "[DONE]"
+        ]
     );
     assert!(text.ends_with("data: [DONE]\n\n"));
     let output: Value = serde_json::from_str(&events(&text)[3]).unwrap();
@@ -106,11 +132,26 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
     assert_eq!(requests[0].headers["authorization"], format!("Bearer {API_KEY}").as_str());
     let first: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(first["stream"], true);
-    let tools: Vec<&str> = first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    let tools: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
     assert_eq!(tools, ["week_labor_summary", "open_incidents", "day_schedule"]);
 
-    let stored: Vec<(String, String)> = app.pg().await.query("SELECT role, content FROM assistant_messages ORDER BY created_at, id", &[]).await.unwrap().iter().map(|r| (r.get(0), r.get(1))).collect();
-    assert_eq!(stored, [("user".into(), "How many open incidents do we have?".into()), ("assistant".into(), "You have one open incident.".into())]);
+    let stored: Vec<(String, String)> = app
+        .pg()
+        .await
+        .query("SELECT role, content FROM assistant_messages ORDER BY created_at, id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(
+        stored,
+        [
+            ("user".into(), "How many open incidents do we have?".into()),
+            ("assistant".into(), "You have one open incident.".into())
+        ]
+    );
 
     // Only the new message: the provider still gets the earlier exchange, from the stored thread.
     let follow_up = json!({ "threadId": thread, "messages": [{ "role": "user", "content": "Where is it?" }] });
@@ -125,13 +166,22 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
         .iter()
         .map(|m| (m["role"].as_str().unwrap().to_owned(), m["content"].as_str().unwrap_or("").to_owned()))
         .collect();
-    assert_eq!(said[1..], [
-        ("user".to_owned(), "How many open incidents do we have?".to_owned()),
-        ("assistant".to_owned(), "You have one open incident.".to_owned()),
-        ("user".to_owned(), "Where is it?".to_owned()),
-    ]);
+    assert_eq!(
+        said[1..],
+        [
+            ("user".to_owned(), "How many open incidents do we have?".to_owned()),
+            ("assistant".to_owned(), "You have one open incident.".to_owned()),
+            ("user".to_owned(), "Where is it?".to_owned()),
+        ]
+    );
     assert_eq!(said[0].0, "system");
-    let other = app.post("/api/assistant/chat").bearer_auth(app.tokens.member("user_2", "org_1")).json(&follow_up).send().await.unwrap();
+    let other = app
+        .post("/api/assistant/chat")
+        .bearer_auth(app.tokens.member("user_2", "org_1"))
+        .json(&follow_up)
+        .send()
+        .await
+        .unwrap();
     problem(other, 404, "not_found").await;
 }
 
@@ -199,7 +249,12 @@ async fn bad_requests_are_refused_before_anything_streams() {
     problem(chat(&app, &foreign).await, 404, "not_found").await;
     problem(app.post("/api/assistant/chat").json(&question()).send().await.unwrap(), 401, "unauthorized").await;
     let cookie = format!("__session={}", app.tokens.member("user_1", "org_1"));
-    problem(app.post("/api/assistant/chat").header("cookie", cookie).json(&question()).send().await.unwrap(), 401, "unauthorized").await;
+    problem(
+        app.post("/api/assistant/chat").header("cookie", cookie).json(&question()).send().await.unwrap(),
+        401,
+        "unauthorized",
+    )
+    .await;
     assert_eq!(app.count("assistant_threads").await, 0);
 }
 
@@ -219,7 +274,10 @@ async fn a_client_that_goes_away_cancels_the_provider_request() {
             return;
         }
         for _ in 0..300 {
-            let event = format!("data: {}\n\n", json!({ "choices": [{ "index": 0, "delta": { "content": "word " }, "finish_reason": null }] }));
+            let event = format!(
+                "data: {}\n\n",
+                json!({ "choices": [{ "index": 0, "delta": { "content": "word " }, "finish_reason": null }] })
+            );
             let chunk = format!("{:x}\r\n{event}\r\n", event.len());
             if socket.write_all(chunk.as_bytes()).await.is_err() || socket.flush().await.is_err() {
                 seen.store(true, Ordering::SeqCst);
@@ -249,7 +307,10 @@ async fn the_ai_sdk_client_parses_the_stream_without_rejecting_a_chunk() {
     let provider = MockServer::start().await;
     Mock::given(method("POST"))
         .and(body_string_contains("\"role\":\"tool\""))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(sse(&text_events(&["Sales are ", "up 4%."]), true), "text/event-stream"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(sse(&text_events(&["Sales are ", "up 4%."]), true), "text/event-stream"),
+        )
         .mount(&provider)
         .await;
     Mock::given(method("POST"))
@@ -267,7 +328,11 @@ async fn the_ai_sdk_client_parses_the_stream_without_rejecting_a_chunk() {
         .await
         .expect("node runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "the SDK rejected the stream: {stdout} {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "the SDK rejected the stream: {stdout} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let parsed: Value = serde_json::from_str(stdout.trim()).unwrap();
     let parts = parsed["message"]["parts"].as_array().unwrap();
     let text: String = parts.iter().filter(|p| p["type"] == "text").map(|p| p["text"].as_str().unwrap()).collect();
@@ -292,7 +357,13 @@ async fn a_user_past_the_per_minute_limit_is_429_across_instances() {
     problem(refused, 429, "rate_limited").await;
     let stored: i64 = app.pg().await.query_one("SELECT count(*) FROM assistant_messages", &[]).await.unwrap().get(0);
     assert_eq!(stored, 3, "the refused message was not stored");
-    let other = app.post("/api/assistant/chat").bearer_auth(app.tokens.member("user_2", "org_1")).json(&question()).send().await.unwrap();
+    let other = app
+        .post("/api/assistant/chat")
+        .bearer_auth(app.tokens.member("user_2", "org_1"))
+        .json(&question())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(other.status(), 200, "another user has their own limit");
 }
 
@@ -300,7 +371,8 @@ async fn a_user_past_the_per_minute_limit_is_429_across_instances() {
 async fn a_team_past_its_daily_token_budget_gets_the_output_limit_part() {
     let provider = MockServer::start().await;
     let mut events = text_events(&["Fine."]);
-    events.push(json!({ "choices": [], "usage": { "prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100 } }));
+    events
+        .push(json!({ "choices": [], "usage": { "prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100 } }));
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(body_string_contains("\"include_usage\":true"))
@@ -317,7 +389,13 @@ async fn a_team_past_its_daily_token_budget_gets_the_output_limit_part() {
     .await;
     let first = chat(&app, &question()).await.text().await.unwrap();
     assert!(first.contains("Fine."), "{first}");
-    let used: i64 = app.pg().await.query_one("SELECT tokens FROM assistant_usage WHERE team_id = 'org_1'", &[]).await.unwrap().get(0);
+    let used: i64 = app
+        .pg()
+        .await
+        .query_one("SELECT tokens FROM assistant_usage WHERE team_id = 'org_1'", &[])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(used, 100, "the provider's count");
     let second = chat(&app, &question()).await.text().await.unwrap();
     assert!(second.contains("[output_limit]"), "{second}");

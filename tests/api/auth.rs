@@ -23,7 +23,8 @@ async fn a_valid_token_is_accepted_and_records_the_membership() {
     let response = list_with_token(&app, &app.tokens.admin("user_1", "org_1")).await;
     assert_eq!(response.status(), 200);
     let pg = app.pg().await;
-    let row = pg.query_one("SELECT role FROM memberships WHERE user_id = 'user_1' AND team_id = 'org_1'", &[]).await.unwrap();
+    let row =
+        pg.query_one("SELECT role FROM memberships WHERE user_id = 'user_1' AND team_id = 'org_1'", &[]).await.unwrap();
     assert_eq!(row.get::<_, String>(0), "admin");
 
     // The token is authoritative: a demotion shows at the next request.
@@ -209,7 +210,9 @@ async fn keys_come_from_the_jwks_url_and_are_cached() {
     let provider = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/.well-known/jwks.json"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(include_str!("../fixtures/jwks.json"), "application/json"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(include_str!("../fixtures/jwks.json"), "application/json"),
+        )
         .expect(1)
         .mount(&provider)
         .await;

@@ -78,7 +78,10 @@ impl Team {
     async fn processed(&self, identity: &str) -> String {
         let pg = self.app.pg().await;
         for _ in 0..200 {
-            let row = pg.query_opt("SELECT outcome FROM guest_events WHERE identity = $1 AND state = 'done'", &[&identity]).await.unwrap();
+            let row = pg
+                .query_opt("SELECT outcome FROM guest_events WHERE identity = $1 AND state = 'done'", &[&identity])
+                .await
+                .unwrap();
             if let Some(row) = row {
                 return row.get::<_, Option<String>>(0).unwrap_or_default();
             }
@@ -88,7 +91,16 @@ impl Team {
     }
 
     async fn held(&self, offer: &str) -> i64 {
-        let body: Value = self.app.get(&format!("/api/coupons/offers/{offer}")).bearer_auth(&self.admin).send().await.unwrap().json().await.unwrap();
+        let body: Value = self
+            .app
+            .get(&format!("/api/coupons/offers/{offer}"))
+            .bearer_auth(&self.admin)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         body["held"].as_i64().unwrap()
     }
 
@@ -102,7 +114,12 @@ async fn offers_are_created_by_admins_at_their_own_locations() {
     let team = team().await;
     let member = team.app.tokens.member("user_2", "org_1");
     let body = json!({ "locationId": team.location, "name": "Free fries", "capacity": 3 });
-    problem(team.app.post("/api/coupons/offers").bearer_auth(&member).json(&body).send().await.unwrap(), 403, "forbidden").await;
+    problem(
+        team.app.post("/api/coupons/offers").bearer_auth(&member).json(&body).send().await.unwrap(),
+        403,
+        "forbidden",
+    )
+    .await;
     let foreign = team.app.create_location("org_2", "uptown").await;
     let bad = [
         (json!({ "locationId": foreign, "name": "X", "capacity": 3 }), "locationId"),
@@ -117,7 +134,8 @@ async fn offers_are_created_by_admins_at_their_own_locations() {
     let offer = team.offer(3).await;
     assert_eq!(team.held(&offer).await, 0);
     let outsider = team.app.tokens.admin("user_9", "org_2");
-    let foreign_read = team.app.get(&format!("/api/coupons/offers/{offer}")).bearer_auth(outsider).send().await.unwrap();
+    let foreign_read =
+        team.app.get(&format!("/api/coupons/offers/{offer}")).bearer_auth(outsider).send().await.unwrap();
     problem(foreign_read, 404, "not_found").await;
 }
 
@@ -129,11 +147,16 @@ async fn reservations_hold_capacity_until_it_is_full() {
     team.reserve(&offer, time::Duration::hours(1)).await;
     assert_eq!(team.held(&offer).await, 2);
     let rejected = uuid::Uuid::now_v7().to_string();
-    let event = team.event("evt_full", "reservation.created", json!({ "reservationId": rejected, "offerId": offer, "guestId": "g", "expiresAt": rfc3339(now()) }));
+    let event = team.event(
+        "evt_full",
+        "reservation.created",
+        json!({ "reservationId": rejected, "offerId": offer, "guestId": "g", "expiresAt": rfc3339(now()) }),
+    );
     team.deliver(&event).await;
     assert_eq!(team.processed("evt_full").await, "rejected_no_capacity");
     assert_eq!(team.held(&offer).await, 2);
-    let missing = team.app.get(&format!("/api/coupons/reservations/{rejected}")).bearer_auth(&team.admin).send().await.unwrap();
+    let missing =
+        team.app.get(&format!("/api/coupons/reservations/{rejected}")).bearer_auth(&team.admin).send().await.unwrap();
     problem(missing, 404, "not_found").await;
 }
 
@@ -146,22 +169,50 @@ async fn reading_or_redeeming_a_due_reservation_expires_it_first() {
     let due_too = team.reserve(&offer, time::Duration::seconds(-5)).await;
     assert_eq!(team.held(&offer).await, 3, "reading an offer expires nothing");
 
-    let read: Value = team.app.get(&format!("/api/coupons/reservations/{due}")).bearer_auth(&team.admin).send().await.unwrap().json().await.unwrap();
+    let read: Value = team
+        .app
+        .get(&format!("/api/coupons/reservations/{due}"))
+        .bearer_auth(&team.admin)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(read["state"], "expired");
     assert!(read["expiredAt"].is_string());
     assert_eq!(team.held(&offer).await, 2);
 
-    let refused = team.app.post(&format!("/api/coupons/reservations/{due_too}/redeem")).bearer_auth(&team.admin).send().await.unwrap();
+    let refused = team
+        .app
+        .post(&format!("/api/coupons/reservations/{due_too}/redeem"))
+        .bearer_auth(&team.admin)
+        .send()
+        .await
+        .unwrap();
     problem(refused, 409, "conflict").await;
     assert_eq!(team.held(&offer).await, 1, "the refused redeem still released the capacity");
 
-    let redeemed = team.app.post(&format!("/api/coupons/reservations/{redeemable}/redeem")).bearer_auth(&team.admin).send().await.unwrap();
+    let redeemed = team
+        .app
+        .post(&format!("/api/coupons/reservations/{redeemable}/redeem"))
+        .bearer_auth(&team.admin)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(redeemed.status(), 200);
     assert_eq!(redeemed.json::<Value>().await.unwrap()["state"], "redeemed");
     assert_eq!(team.held(&offer).await, 0);
-    let again = team.app.post(&format!("/api/coupons/reservations/{redeemable}/redeem")).bearer_auth(&team.admin).send().await.unwrap();
+    let again = team
+        .app
+        .post(&format!("/api/coupons/reservations/{redeemable}/redeem"))
+        .bearer_auth(&team.admin)
+        .send()
+        .await
+        .unwrap();
     problem(again, 409, "conflict").await;
-    let events: i64 = team.app.pg().await.query_one("SELECT count(*) FROM coupon_expiry_events", &[]).await.unwrap().get(0);
+    let events: i64 =
+        team.app.pg().await.query_one("SELECT count(*) FROM coupon_expiry_events", &[]).await.unwrap().get(0);
     assert_eq!(events, 2, "lazy expiry queues the same stable events as the sweep");
 }
 
@@ -211,7 +262,14 @@ async fn while_disabled_the_sweep_touches_nothing() {
     let response = team.sweep().await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.json::<Value>().await.unwrap(), json!({ "status": "disabled" }));
-    let state: String = team.app.pg().await.query_one("SELECT state FROM coupon_reservations WHERE id = $1::text::uuid", &[&due]).await.unwrap().get(0);
+    let state: String = team
+        .app
+        .pg()
+        .await
+        .query_one("SELECT state FROM coupon_reservations WHERE id = $1::text::uuid", &[&due])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(state, "active");
     assert_eq!(team.app.count("job_runs").await, 0);
 }
@@ -227,7 +285,13 @@ async fn a_broken_held_raises_the_gate_after_recording_the_diagnostics() {
     let report: Value = response.json().await.unwrap();
     assert_eq!((report["status"].as_str(), report["reconciliationDelta"].as_i64()), (Some("failed"), Some(1)));
     let (status, summary): (String, Value) = {
-        let row = team.app.pg().await.query_one("SELECT status, summary FROM job_runs WHERE job = 'expire-coupons'", &[]).await.unwrap();
+        let row = team
+            .app
+            .pg()
+            .await
+            .query_one("SELECT status, summary FROM job_runs WHERE job = 'expire-coupons'", &[])
+            .await
+            .unwrap();
         (row.get(0), row.get(1))
     };
     assert_eq!(status, "failed");
@@ -265,10 +329,17 @@ async fn two_instances_sweeping_at_once_run_one_sweep() {
 async fn the_receiver_keeps_stable_identities() {
     let team = team().await;
     let offer = team.offer(5).await;
-    let event = team.event("evt_1", "reservation.created", json!({ "reservationId": uuid::Uuid::now_v7(), "offerId": offer, "guestId": "g", "expiresAt": rfc3339(now()) }));
+    let event = team.event(
+        "evt_1",
+        "reservation.created",
+        json!({ "reservationId": uuid::Uuid::now_v7(), "offerId": offer, "guestId": "g", "expiresAt": rfc3339(now()) }),
+    );
     let first = team.deliver(&event).await;
     assert_eq!(first.status(), 202);
-    assert_eq!(first.json::<Value>().await.unwrap(), json!({ "accepted": true, "duplicate": false, "eventId": "evt_1" }));
+    assert_eq!(
+        first.json::<Value>().await.unwrap(),
+        json!({ "accepted": true, "duplicate": false, "eventId": "evt_1" })
+    );
     let repeat = team.deliver(&event).await;
     assert_eq!(repeat.status(), 200);
     assert_eq!(repeat.json::<Value>().await.unwrap()["duplicate"], true);
@@ -276,18 +347,23 @@ async fn the_receiver_keeps_stable_identities() {
     changed["data"]["guestId"] = json!("someone-else");
     problem(team.deliver(&changed).await, 409, "delivery_conflict").await;
 
-    let legacy = json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": team.location, "guestId": "g" });
+    let legacy =
+        json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": team.location, "guestId": "g" });
     let accepted: Value = team.deliver(&legacy).await.json().await.unwrap();
     assert!(accepted["eventId"].as_str().unwrap().starts_with("legacy:"));
     let again = team.deliver(&legacy).await;
-    assert_eq!((again.status().as_u16(), again.json::<Value>().await.unwrap()["duplicate"].clone()), (200, json!(true)));
+    assert_eq!(
+        (again.status().as_u16(), again.json::<Value>().await.unwrap()["duplicate"].clone()),
+        (200, json!(true))
+    );
     assert_eq!(team.app.count("guest_events").await, 2);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_receiver_refuses_bad_signatures_and_bad_events_and_stores_nothing() {
     let team = team().await;
-    let legacy = json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": team.location, "guestId": "g" });
+    let legacy =
+        json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": team.location, "guestId": "g" });
     let bytes = serde_json::to_vec(&legacy).unwrap();
     let ts = now().unix_timestamp();
     let wrong = sign_webhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_1", ts, &bytes);
@@ -306,8 +382,14 @@ async fn the_receiver_refuses_bad_signatures_and_bad_events_and_stores_nothing()
     problem(forged, 401, "unauthorized").await;
     let foreign = team.app.create_location("org_2", "uptown").await;
     for (body, field) in [
-        (json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": foreign, "guestId": "g" }), "locationId"),
-        (json!({ "type": "rating", "rating": 7, "teamId": "org_1", "locationId": team.location, "guestId": "g" }), "rating"),
+        (
+            json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": foreign, "guestId": "g" }),
+            "locationId",
+        ),
+        (
+            json!({ "type": "rating", "rating": 7, "teamId": "org_1", "locationId": team.location, "guestId": "g" }),
+            "rating",
+        ),
         (team.event("evt_x", "reservation.created", json!({ "offerId": "x" })), "data"),
     ] {
         assert_eq!(problem(team.deliver(&body).await, 400, "validation_failed").await["errors"][0]["field"], field);
@@ -319,8 +401,16 @@ async fn the_receiver_refuses_bad_signatures_and_bad_events_and_stores_nothing()
 async fn device(app: &TestApp, push: &FakePushService, user: &str, team: &str, role: &str, status: u16) -> String {
     let subscriber = push.subscriber(status).await;
     let cookie = format!("__session={}", app.tokens.sign(&app.tokens.claims(user, Some((team, role)))));
-    let body = json!({ "endpoint": subscriber.endpoint, "keys": { "p256dh": subscriber.p256dh, "auth": subscriber.auth } });
-    let response = app.post("/api/push/subscribe").header("cookie", cookie).header("origin", APP_ORIGIN).json(&body).send().await.unwrap();
+    let body =
+        json!({ "endpoint": subscriber.endpoint, "keys": { "p256dh": subscriber.p256dh, "auth": subscriber.auth } });
+    let response = app
+        .post("/api/push/subscribe")
+        .header("cookie", cookie)
+        .header("origin", APP_ORIGIN)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     subscriber.endpoint
 }
@@ -364,7 +454,8 @@ async fn only_low_feedback_with_a_durable_row_alerts_the_teams_admins_by_push_an
     }
     assert!(chat.received_requests().await.unwrap().is_empty(), "guest feedback stays out of the team chat");
     assert_eq!(team.app.count("guest_alerts").await, 1);
-    let notified: bool = team.app.pg().await.query_one("SELECT notified_at IS NOT NULL FROM guest_alerts", &[]).await.unwrap().get(0);
+    let notified: bool =
+        team.app.pg().await.query_one("SELECT notified_at IS NOT NULL FROM guest_alerts", &[]).await.unwrap().get(0);
     assert!(notified);
 }
 
@@ -373,7 +464,8 @@ async fn a_failing_push_service_undoes_nothing() {
     let push = FakePushService::start().await;
     let team = team().await;
     device(&team.app, &push, "user_1", "org_1", "admin", 503).await;
-    let event = team.event("evt_fb", "feedback.submitted", json!({ "feedbackId": "fb_1", "guestId": "g", "rating": 2 }));
+    let event =
+        team.event("evt_fb", "feedback.submitted", json!({ "feedbackId": "fb_1", "guestId": "g", "rating": 2 }));
     team.deliver(&event).await;
     assert_eq!(team.processed("evt_fb").await, "alerted");
     let pg = team.app.pg().await;
@@ -386,6 +478,7 @@ async fn a_failing_push_service_undoes_nothing() {
 async fn without_a_secret_the_receiver_is_503() {
     let app = TestApp::spawn_with(|config| config.coupons.webhook_secret = None).await;
     let team = team_with(app).await;
-    let legacy = json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": team.location, "guestId": "g" });
+    let legacy =
+        json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": team.location, "guestId": "g" });
     problem(team.deliver(&legacy).await, 503, "not_configured").await;
 }

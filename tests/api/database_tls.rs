@@ -57,7 +57,8 @@ async fn verify_full_accepts_the_servers_name_and_refuses_another_with_a_clear_e
     let root = server_root(database.url()).await;
     let verify_full = format!("sslmode=verify-full&sslrootcert={root}");
     let app = TestApp::spawn_with(|config| {
-        let for_localhost = with_query(&config.database.url.expose_secret().replacen("127.0.0.1", "localhost", 1), &verify_full);
+        let for_localhost =
+            with_query(&config.database.url.expose_secret().replacen("127.0.0.1", "localhost", 1), &verify_full);
         config.database.url = SecretString::from(for_localhost);
     })
     .await;
@@ -67,7 +68,10 @@ async fn verify_full_accepts_the_servers_name_and_refuses_another_with_a_clear_e
 
     // The certificate is for `localhost`; 127.0.0.1 is another name.
     let for_address = with_query(database.url(), &format!("sslmode=verify-full&sslrootcert={root}"));
-    let refused = opsd::Application::build(test_config(&for_address)).await.err().expect("verify-full refuses a certificate for another name");
+    let refused = opsd::Application::build(test_config(&for_address))
+        .await
+        .err()
+        .expect("verify-full refuses a certificate for another name");
     let message = format!("{refused:#}");
     assert!(message.contains("certificate not valid for name \"127.0.0.1\""), "{message}");
     assert!(!message.contains("sslrootcert="), "the error does not print the URL: {message}");
@@ -85,7 +89,10 @@ async fn verify_full_accepts_the_servers_name_and_refuses_another_with_a_clear_e
 async fn an_unknown_root_is_refused_and_disable_means_plain_text() {
     let database = TestDatabase::new().await;
     let untrusted = with_query(&database.url().replacen("127.0.0.1", "localhost", 1), "sslmode=verify-full");
-    let refused = opsd::Application::build(test_config(&untrusted)).await.err().expect("a self-signed certificate is not a Mozilla root");
+    let refused = opsd::Application::build(test_config(&untrusted))
+        .await
+        .err()
+        .expect("a self-signed certificate is not a Mozilla root");
     assert!(format!("{refused:#}").contains("certificate"), "{refused:#}");
 
     let app = TestApp::spawn_with(|config| {

@@ -71,13 +71,8 @@ async fn a_non_json_content_type_is_415() {
     let app = TestApp::spawn().await;
     let body = serde_json::to_vec(&json!({ "name": "A", "slug": "a", "timezone": "UTC" })).unwrap();
     problem(post_location_raw(&app, "text/plain", body.clone()).await, 415, "unsupported_media_type").await;
-    let response = app
-        .post("/api/locations")
-        .bearer_auth(app.tokens.admin("user_1", "org_1"))
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+    let response =
+        app.post("/api/locations").bearer_auth(app.tokens.admin("user_1", "org_1")).body(body).send().await.unwrap();
     problem(response, 415, "unsupported_media_type").await;
     assert_eq!(app.count("locations").await, 0);
 }
@@ -99,7 +94,8 @@ async fn a_nul_character_anywhere_is_a_400_not_a_500() {
         .await
         .unwrap();
     problem(unsubscribe, 400, "validation_failed").await;
-    let query = app.get("/api/incidents?cursor=a%00b").bearer_auth(app.tokens.member("user_1", "org_1")).send().await.unwrap();
+    let query =
+        app.get("/api/incidents?cursor=a%00b").bearer_auth(app.tokens.member("user_1", "org_1")).send().await.unwrap();
     problem(query, 400, "validation_failed").await;
     let slug = app.get("/api/schedule/down%00town").bearer_auth(opsd_tests::API_KEY).send().await.unwrap();
     problem(slug, 404, "not_found").await;

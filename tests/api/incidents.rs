@@ -15,14 +15,21 @@ async fn team() -> Team {
 }
 
 fn incident(location: &str, extra: Value) -> Value {
-    let mut body = json!({ "locationId": location, "type": "Injury", "severity": "high", "notes": "Cut on the slicer" });
+    let mut body =
+        json!({ "locationId": location, "type": "Injury", "severity": "high", "notes": "Cut on the slicer" });
     body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
     body
 }
 
 impl Team {
     async fn set_status(&self, id: &str, status: Value) -> reqwest::Response {
-        self.app.patch(&format!("/api/incidents/{id}")).bearer_auth(&self.token).json(&json!({ "status": status })).send().await.unwrap()
+        self.app
+            .patch(&format!("/api/incidents/{id}"))
+            .bearer_auth(&self.token)
+            .json(&json!({ "status": status }))
+            .send()
+            .await
+            .unwrap()
     }
 
     async fn report(&self, body: &Value) -> reqwest::Response {
@@ -39,7 +46,8 @@ impl Team {
     async fn rejected(&self, body: Value, field: &str) {
         let (incidents, contacts) = (self.app.count("incidents").await, self.app.count("contacts").await);
         let problem = problem(self.report(&body).await, 400, "validation_failed").await;
-        let fields: Vec<&str> = problem["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+        let fields: Vec<&str> =
+            problem["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
         assert!(fields.contains(&field), "{field} not in {fields:?} for {body}");
         assert_eq!(self.app.count("incidents").await, incidents, "no incident written for {body}");
         assert_eq!(self.app.count("contacts").await, contacts, "no contact written for {body}");
@@ -95,7 +103,11 @@ async fn wrong_enums_are_rejected_by_field() {
     team.rejected(incident(&team.location, json!({ "severity": "severe" })), "severity").await;
     team.rejected(incident(&team.location, json!({ "severity": "HIGH" })), "severity").await;
     team.rejected(incident(&team.location, json!({ "contactMode": "maybe" })), "contactMode").await;
-    team.rejected(json!({ "locationId": team.location, "type": "Injury", "severity": "high", "notes": "x", "serverity": "low" }), "serverity").await;
+    team.rejected(
+        json!({ "locationId": team.location, "type": "Injury", "severity": "high", "notes": "x", "serverity": "low" }),
+        "serverity",
+    )
+    .await;
     team.rejected(incident("not-a-uuid", json!({})), "locationId").await;
 }
 
@@ -117,7 +129,16 @@ async fn valid_json_of_the_wrong_type_on_an_enum_field_is_a_validation_error_nam
         assert_eq!(problem(response, 400, "validation_failed").await["errors"][0]["field"], "status", "{status}");
     }
     assert_eq!(team.app.count("incident_status_changes").await, 0);
-    let still: Value = team.app.get(&format!("/api/incidents/{id}")).bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+    let still: Value = team
+        .app
+        .get(&format!("/api/incidents/{id}"))
+        .bearer_auth(&team.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(still["status"], "reported");
 }
 
@@ -126,7 +147,8 @@ async fn media_urls_are_at_most_ten_https_urls() {
     let team = team().await;
     let eleven: Vec<String> = (0..11).map(|i| format!("https://blob.example/{i}.jpg")).collect();
     team.rejected(incident(&team.location, json!({ "mediaUrls": eleven })), "mediaUrls").await;
-    team.rejected(incident(&team.location, json!({ "mediaUrls": ["http://blob.example/a.jpg"] })), "mediaUrls[0]").await;
+    team.rejected(incident(&team.location, json!({ "mediaUrls": ["http://blob.example/a.jpg"] })), "mediaUrls[0]")
+        .await;
     team.rejected(incident(&team.location, json!({ "mediaUrls": ["javascript:alert(1)"] })), "mediaUrls[0]").await;
     let ten: Vec<String> = (0..10).map(|i| format!("https://blob.example/{i}.jpg")).collect();
     team.report_ok(json!({ "mediaUrls": ten })).await;
@@ -145,10 +167,15 @@ async fn contact_rules_hold_and_a_failed_incident_leaves_no_contact() {
     let team = team().await;
     let loc = &team.location;
     team.rejected(incident(loc, json!({ "contactName": "Ann" })), "contactName").await;
-    team.rejected(incident(loc, json!({ "contactMode": "none", "contactEmail": "a@example.com" })), "contactEmail").await;
+    team.rejected(incident(loc, json!({ "contactMode": "none", "contactEmail": "a@example.com" })), "contactEmail")
+        .await;
     team.rejected(incident(loc, json!({ "contactMode": "new", "contactEmail": "a@example.com" })), "contactName").await;
     team.rejected(incident(loc, json!({ "contactMode": "new", "contactName": "Ann" })), "contactPhone").await;
-    team.rejected(incident(loc, json!({ "contactMode": "new", "contactName": "Ann", "contactEmail": "nope" })), "contactEmail").await;
+    team.rejected(
+        incident(loc, json!({ "contactMode": "new", "contactName": "Ann", "contactEmail": "nope" })),
+        "contactEmail",
+    )
+    .await;
     team.rejected(incident(loc, json!({ "contactMode": "existing" })), "contactId").await;
 
     // A valid new contact with a foreign location: the contact must not survive the failed incident.
@@ -165,13 +192,18 @@ async fn existing_contacts_must_be_live_and_of_the_same_team() {
     let team = team().await;
     let other_team = team.app.tokens.admin("user_9", "org_2");
     let foreign_contact = team.contact(&other_team, "Foreign").await;
-    team.rejected(incident(&team.location, json!({ "contactMode": "existing", "contactId": foreign_contact })), "contactId").await;
+    team.rejected(
+        incident(&team.location, json!({ "contactMode": "existing", "contactId": foreign_contact })),
+        "contactId",
+    )
+    .await;
 
     let admin = team.app.tokens.admin("user_admin", "org_1");
     let deleted = team.contact(&admin, "Gone").await;
     let response = team.app.delete(&format!("/api/contacts/{deleted}")).bearer_auth(&admin).send().await.unwrap();
     assert_eq!(response.status(), 204);
-    team.rejected(incident(&team.location, json!({ "contactMode": "existing", "contactId": deleted })), "contactId").await;
+    team.rejected(incident(&team.location, json!({ "contactMode": "existing", "contactId": deleted })), "contactId")
+        .await;
 
     let live = team.contact(&admin, "Live").await;
     let created = team.report_ok(json!({ "contactMode": "existing", "contactId": live })).await;
@@ -185,7 +217,8 @@ async fn a_new_contact_is_created_with_the_incident() {
         .report_ok(json!({ "contactMode": "new", "contactName": "Guest Ann", "contactEmail": "ann@example.com", "contactNotes": "table 4" }))
         .await;
     let contact_id = created["contactId"].as_str().unwrap();
-    let contacts: Value = team.app.get("/api/contacts").bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+    let contacts: Value =
+        team.app.get("/api/contacts").bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
     assert_eq!(contacts[0]["id"], contact_id);
     assert_eq!(contacts[0]["email"], "ann@example.com");
 }
@@ -211,8 +244,16 @@ async fn comments_and_status_changes_build_the_history() {
         assert_eq!(response.status(), 200);
         assert_eq!(response.json::<Value>().await.unwrap()["status"], status);
     }
-    let detail: Value =
-        team.app.get(&format!("/api/incidents/{id}")).bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+    let detail: Value = team
+        .app
+        .get(&format!("/api/incidents/{id}"))
+        .bearer_auth(&team.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(detail["status"], "reported");
     assert_eq!(detail["comments"][0]["content"], "Manager notified");
     let history: Vec<(&str, &str)> = detail["statusHistory"]
@@ -249,8 +290,10 @@ async fn another_teams_incident_is_404_everywhere() {
     let id = team.report_ok(json!({})).await["id"].as_str().unwrap().to_owned();
     let outsider = team.app.tokens.admin("user_9", "org_2");
     let app = &team.app;
-    problem(app.get(&format!("/api/incidents/{id}")).bearer_auth(&outsider).send().await.unwrap(), 404, "not_found").await;
-    let patch = app.patch(&format!("/api/incidents/{id}")).bearer_auth(&outsider).json(&json!({ "status": "resolved" }));
+    problem(app.get(&format!("/api/incidents/{id}")).bearer_auth(&outsider).send().await.unwrap(), 404, "not_found")
+        .await;
+    let patch =
+        app.patch(&format!("/api/incidents/{id}")).bearer_auth(&outsider).json(&json!({ "status": "resolved" }));
     problem(patch.send().await.unwrap(), 404, "not_found").await;
     let comment =
         app.post(&format!("/api/incidents/{id}/comments")).bearer_auth(&outsider).json(&json!({ "content": "hi" }));
@@ -296,8 +339,16 @@ async fn listing_filters_and_pages_with_an_opaque_cursor() {
         .await
         .unwrap();
     assert_eq!(by_location["items"].as_array().unwrap().len(), 2);
-    let resolved: Value =
-        team.app.get("/api/incidents?status=resolved").bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+    let resolved: Value = team
+        .app
+        .get("/api/incidents?status=resolved")
+        .bearer_auth(&team.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(resolved["items"], json!([]));
 
     for bad in ["limit=0", "limit=101", "cursor=zzz", "status=closed", "locationId=x", "sort=asc"] {
@@ -387,7 +438,8 @@ async fn the_prune_job_removes_only_contacts_deleted_longer_ago_than_the_retenti
 
     let again = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();
     assert_eq!(again.json::<Value>().await.unwrap(), json!({ "status": "ok", "pruned": 0 }));
-    let runs = pg.query("SELECT status, summary FROM job_runs WHERE job = 'prune-soft-deleted-contacts'", &[]).await.unwrap();
+    let runs =
+        pg.query("SELECT status, summary FROM job_runs WHERE job = 'prune-soft-deleted-contacts'", &[]).await.unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0].get::<_, String>(0), "ok");
 }

@@ -33,7 +33,12 @@ async fn setup(status: u16, delay: Duration) -> Setup {
         .as_str()
         .unwrap()
         .to_owned();
-    app.put("/api/team/settings").bearer_auth(&admin).json(&json!({ "chatWebhookUrl": format!("{}/hook", chat.uri()) })).send().await.unwrap();
+    app.put("/api/team/settings")
+        .bearer_auth(&admin)
+        .json(&json!({ "chatWebhookUrl": format!("{}/hook", chat.uri()) }))
+        .send()
+        .await
+        .unwrap();
     Setup { app, chat, location, admin }
 }
 
@@ -48,7 +53,15 @@ fn last_saturday_week() -> time::Date {
 
 fn shift_at(id: &'static str, date: time::Date, hour: u8) -> TestShift {
     let start = date.with_hms(hour, 0, 0).unwrap().assume_utc();
-    TestShift { id, start, end: start + time::Duration::hours(5), department: Department::Foh, wage_cents: 1500, unpaid_break_minutes: 0, draft: false }
+    TestShift {
+        id,
+        start,
+        end: start + time::Duration::hours(5),
+        department: Department::Foh,
+        wage_cents: 1500,
+        unpaid_break_minutes: 0,
+        draft: false,
+    }
 }
 
 impl Setup {
@@ -85,7 +98,14 @@ impl Setup {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_reminder_nudges_each_missing_report_once() {
     let setup = setup(200, Duration::ZERO).await;
-    setup.app.import_shifts(&setup.location, "UTC", &[shift_at("a", today(), 9), shift_at("b", today(), 17), shift_at("c", today(), 18)]).await;
+    setup
+        .app
+        .import_shifts(
+            &setup.location,
+            "UTC",
+            &[shift_at("a", today(), 9), shift_at("b", today(), 17), shift_at("c", today(), 18)],
+        )
+        .await;
     setup.shift_report(today(), "morning", "").await;
     assert_eq!(setup.run("/cron/report-reminder").await, "ok: 2 reminders sent, 0 already nudged, 0 failed");
     assert_eq!(setup.run("/cron/report-reminder").await, "ok: 0 reminders sent, 2 already nudged, 0 failed");
@@ -93,7 +113,14 @@ async fn the_reminder_nudges_each_missing_report_once() {
     assert_eq!(texts.len(), 2);
     assert!(texts.iter().any(|t| t.contains("evening shift report for Downtown")), "{texts:?}");
     assert!(texts.iter().any(|t| t.contains("manager report")), "{texts:?}");
-    let runs: i64 = setup.app.pg().await.query_one("SELECT count(*) FROM job_runs WHERE job = 'report-reminder'", &[]).await.unwrap().get(0);
+    let runs: i64 = setup
+        .app
+        .pg()
+        .await
+        .query_one("SELECT count(*) FROM job_runs WHERE job = 'report-reminder'", &[])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(runs, 2);
 }
 
@@ -105,7 +132,11 @@ async fn a_failing_or_hanging_chat_is_counted_and_the_job_finishes() {
         let started = std::time::Instant::now();
         assert_eq!(setup.run("/cron/report-reminder").await, "ok: 0 reminders sent, 0 already nudged, 2 failed");
         assert!(started.elapsed() < Duration::from_secs(3), "the chat timeout bounds the job");
-        assert_eq!(setup.run("/cron/report-reminder").await, "ok: 0 reminders sent, 2 already nudged, 0 failed", "never twice");
+        assert_eq!(
+            setup.run("/cron/report-reminder").await,
+            "ok: 0 reminders sent, 2 already nudged, 0 failed",
+            "never twice"
+        );
     }
 }
 
@@ -115,7 +146,15 @@ async fn compliance_stores_last_weeks_filing_and_nudges_staff_and_managers() {
     let saturday = last_saturday_week();
     setup
         .app
-        .import_shifts(&setup.location, "UTC", &[shift_at("a", saturday, 9), shift_at("b", saturday, 17), shift_at("c", saturday + time::Duration::days(6), 12)])
+        .import_shifts(
+            &setup.location,
+            "UTC",
+            &[
+                shift_at("a", saturday, 9),
+                shift_at("b", saturday, 17),
+                shift_at("c", saturday + time::Duration::days(6), 12),
+            ],
+        )
         .await;
     setup.shift_report(saturday, "morning", "").await;
     assert_eq!(setup.run("/cron/check-compliance").await, "ok: 2 nudges sent, 0 already nudged, 0 failed");
@@ -152,7 +191,12 @@ async fn last_weeks_heroes_get_one_mvp_message_with_ties_named_together() {
 #[tokio::test(flavor = "multi_thread")]
 async fn overlapping_runs_skip_and_the_jobs_need_the_secret() {
     let setup = setup(200, Duration::ZERO).await;
-    for job in ["/cron/report-reminder", "/cron/check-compliance", "/cron/aggregate-heroes", "/cron/publish-scheduled-announcements"] {
+    for job in [
+        "/cron/report-reminder",
+        "/cron/check-compliance",
+        "/cron/aggregate-heroes",
+        "/cron/publish-scheduled-announcements",
+    ] {
         problem(setup.app.get(job).send().await.unwrap(), 401, "unauthorized").await;
     }
     let pg = setup.app.pg().await;
@@ -180,23 +224,59 @@ async fn due_announcements_are_published_once_and_pushed_to_the_team() {
         .unwrap();
     let rfc = |t: time::OffsetDateTime| t.format(&time::format_description::well_known::Rfc3339).unwrap();
     let create = |title: &str, at: time::OffsetDateTime, token: &str| {
-        setup.app.post("/api/announcements").bearer_auth(token).json(&json!({ "title": title, "body": "New menu Friday", "publishAt": rfc(at) })).send()
+        setup
+            .app
+            .post("/api/announcements")
+            .bearer_auth(token)
+            .json(&json!({ "title": title, "body": "New menu Friday", "publishAt": rfc(at) }))
+            .send()
     };
     let due = create("Menu", time::OffsetDateTime::now_utc() - time::Duration::minutes(1), &setup.admin).await.unwrap();
     assert_eq!(due.status(), 201);
     assert_eq!(due.json::<Value>().await.unwrap()["publishedAt"], Value::Null);
     create("Later", time::OffsetDateTime::now_utc() + time::Duration::hours(1), &setup.admin).await.unwrap();
-    problem(create("x", time::OffsetDateTime::now_utc(), &setup.app.tokens.member("user_staff", "org_1")).await.unwrap(), 403, "forbidden").await;
-    let bad = setup.app.post("/api/announcements").bearer_auth(&setup.admin).json(&json!({ "title": "x", "body": "y", "publishAt": "tomorrow" })).send().await.unwrap();
+    problem(
+        create("x", time::OffsetDateTime::now_utc(), &setup.app.tokens.member("user_staff", "org_1")).await.unwrap(),
+        403,
+        "forbidden",
+    )
+    .await;
+    let bad = setup
+        .app
+        .post("/api/announcements")
+        .bearer_auth(&setup.admin)
+        .json(&json!({ "title": "x", "body": "y", "publishAt": "tomorrow" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(problem(bad, 400, "validation_failed").await["errors"][0]["field"], "publishAt");
 
-    let run: Value = setup.app.get("/cron/publish-scheduled-announcements").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let run: Value = setup
+        .app
+        .get("/cron/publish-scheduled-announcements")
+        .bearer_auth(CRON_SECRET)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(run, json!({ "status": "ok", "published": 1, "pushed": 1 }));
-    let again: Value = setup.app.get("/cron/publish-scheduled-announcements").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let again: Value = setup
+        .app
+        .get("/cron/publish-scheduled-announcements")
+        .bearer_auth(CRON_SECRET)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(again["published"], 0);
     assert_eq!(push.delivered().len(), 1);
     assert_eq!(push.delivered()[0].payload["title"], "Menu");
-    let listed: Value = setup.app.get("/api/announcements").bearer_auth(&setup.admin).send().await.unwrap().json().await.unwrap();
+    let listed: Value =
+        setup.app.get("/api/announcements").bearer_auth(&setup.admin).send().await.unwrap().json().await.unwrap();
     let published: Vec<bool> = listed.as_array().unwrap().iter().map(|a| !a["publishedAt"].is_null()).collect();
     assert_eq!(published, [false, true], "latest first: the later one is not published yet");
 }
@@ -221,10 +301,24 @@ async fn announcement_pushes_leave_through_an_outbox_once_each_and_outlive_a_dea
     let rfc = |t: time::OffsetDateTime| t.format(&time::format_description::well_known::Rfc3339).unwrap();
     let due = rfc(time::OffsetDateTime::now_utc() - time::Duration::minutes(1));
     let create = |title: &'static str| {
-        setup.app.post("/api/announcements").bearer_auth(&setup.admin).json(&json!({ "title": title, "body": "Body", "publishAt": due })).send()
+        setup
+            .app
+            .post("/api/announcements")
+            .bearer_auth(&setup.admin)
+            .json(&json!({ "title": title, "body": "Body", "publishAt": due }))
+            .send()
     };
     let run = || async {
-        setup.app.get("/cron/publish-scheduled-announcements").bearer_auth(CRON_SECRET).send().await.unwrap().json::<Value>().await.unwrap()
+        setup
+            .app
+            .get("/cron/publish-scheduled-announcements")
+            .bearer_auth(CRON_SECRET)
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()
     };
     create("First").await.unwrap();
     assert_eq!(run().await, json!({ "status": "ok", "published": 1, "pushed": 2 }));
@@ -236,14 +330,19 @@ async fn announcement_pushes_leave_through_an_outbox_once_each_and_outlive_a_dea
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
-    assert_eq!(outbox, [("user_a".into(), "done".into()), ("user_admin".into(), "done".into()), ("user_b".into(), "done".into())], "one row per member, written with the publish");
+    assert_eq!(
+        outbox,
+        [("user_a".into(), "done".into()), ("user_admin".into(), "done".into()), ("user_b".into(), "done".into())],
+        "one row per member, written with the publish"
+    );
     assert_eq!(run().await["pushed"], 0, "a rerun pushes nothing again");
     assert_eq!(push.delivered().len(), 2);
 
     // An instance that published and claimed the pushes, then died: after the lease they go out.
     let second: Value = create("Second").await.unwrap().json().await.unwrap();
     let third: Value = create("Third").await.unwrap().json().await.unwrap();
-    for (announcement, available) in [(&second, "now() - interval '1 second'"), (&third, "now() + interval '1 minute'")] {
+    for (announcement, available) in [(&second, "now() - interval '1 second'"), (&third, "now() + interval '1 minute'")]
+    {
         pg.batch_execute(&format!(
             "UPDATE announcements SET published_at = now() WHERE id = '{id}';
              INSERT INTO announcement_pushes (announcement_id, user_id, attempts, available_at, created_at)
@@ -254,6 +353,11 @@ async fn announcement_pushes_leave_through_an_outbox_once_each_and_outlive_a_dea
         .unwrap();
     }
     assert_eq!(run().await, json!({ "status": "ok", "published": 0, "pushed": 2 }));
-    let titles: Vec<String> = push.delivered().iter().map(|d| d.payload["title"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(titles, ["First", "First", "Second", "Second"], "the dead instance's pushes, once; a live lease is left alone");
+    let titles: Vec<String> =
+        push.delivered().iter().map(|d| d.payload["title"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(
+        titles,
+        ["First", "First", "Second", "Second"],
+        "the dead instance's pushes, once; a live lease is left alone"
+    );
 }

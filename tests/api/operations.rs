@@ -68,7 +68,9 @@ async fn the_openapi_document_is_3_1_and_names_every_route() {
     let app = TestApp::spawn().await;
     let doc: Value = app.get("/openapi.json").send().await.unwrap().json().await.unwrap();
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"), "{}", doc["openapi"]);
-    for path in ["/health/live", "/health/ready", "/metrics", "/cron/keep-alive", "/api/locations", "/api/team/settings"] {
+    for path in
+        ["/health/live", "/health/ready", "/metrics", "/cron/keep-alive", "/api/locations", "/api/team/settings"]
+    {
         assert!(doc["paths"].get(path).is_some(), "{path} is missing");
     }
     assert!(doc["components"]["securitySchemes"].get("bearer").is_some());
@@ -78,7 +80,10 @@ async fn the_openapi_document_is_3_1_and_names_every_route() {
 async fn a_lost_listen_connection_is_restarted_and_shown_in_health_and_metrics() {
     let app = TestApp::spawn().await;
     let ready: Value = app.get("/health/ready").send().await.unwrap().json().await.unwrap();
-    assert_eq!(ready["background"]["cache-invalidation-listener"], serde_json::json!({ "state": "running", "restarts": 0 }));
+    assert_eq!(
+        ready["background"]["cache-invalidation-listener"],
+        serde_json::json!({ "state": "running", "restarts": 0 })
+    );
     assert_eq!(ready["background"]["guest-event-worker"]["state"], "running");
 
     // Cut the listener's connection, as a database failover or a proxy's idle timeout would.
@@ -115,7 +120,10 @@ async fn a_lost_listen_connection_is_restarted_and_shown_in_health_and_metrics()
         .get(0);
     assert_eq!(listening, 1, "listening again");
     let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
-    assert!(metrics.contains(r#"opsd_background_task_restarts_total{task="cache-invalidation-listener"} 1"#), "{metrics}");
+    assert!(
+        metrics.contains(r#"opsd_background_task_restarts_total{task="cache-invalidation-listener"} 1"#),
+        "{metrics}"
+    );
     assert!(metrics.contains(r#"opsd_background_task_up{task="cache-invalidation-listener"} 1"#));
 }
 

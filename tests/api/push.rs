@@ -8,7 +8,13 @@ fn cookie(app: &TestApp, user: &str, team: &str, role: &str) -> String {
 }
 
 async fn subscribe(app: &TestApp, cookie: &str, body: &Value) -> reqwest::Response {
-    app.post("/api/push/subscribe").header("cookie", cookie).header("origin", APP_ORIGIN).json(body).send().await.unwrap()
+    app.post("/api/push/subscribe")
+        .header("cookie", cookie)
+        .header("origin", APP_ORIGIN)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
 }
 
 fn body_of(subscriber: &FakeSubscriber) -> Value {
@@ -27,7 +33,10 @@ async fn a_send_is_encrypted_signed_and_counted_per_outcome() {
     let mut subscribers = Vec::new();
     for status in [201, 404, 410, 429, 500] {
         let subscriber = push.subscriber(status).await;
-        assert_eq!(subscribe(&app, &me, &body_of(&subscriber)).await.json::<Value>().await.unwrap(), json!({ "success": true }));
+        assert_eq!(
+            subscribe(&app, &me, &body_of(&subscriber)).await.json::<Value>().await.unwrap(),
+            json!({ "success": true })
+        );
         subscribers.push(subscriber);
     }
     let stale = push.subscriber(201).await;
@@ -37,18 +46,38 @@ async fn a_send_is_encrypted_signed_and_counted_per_outcome() {
     assert_eq!(app.count("push_subscriptions").await, 6);
 
     let token = app.tokens.member("user_1", "org_1");
-    let response = send(&app, &token, &json!({ "title": "Shift swap", "body": "Ana took your Friday close", "url": "/schedule?day=fri" })).await;
+    let response = send(
+        &app,
+        &token,
+        &json!({ "title": "Shift swap", "body": "Ana took your Friday close", "url": "/schedule?day=fri" }),
+    )
+    .await;
     assert_eq!(response.status(), 200);
-    assert_eq!(response.json::<Value>().await.unwrap(), json!({ "success": true, "sent": 1, "failed": 2, "expired": 3 }));
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({ "success": true, "sent": 1, "failed": 2, "expired": 3 })
+    );
     assert_eq!(push.refused(), Vec::<String>::new(), "every request was a valid VAPID push");
     let delivered = push.delivered();
     assert_eq!(delivered.len(), 5, "the expired one was deleted before sending");
     for delivery in &delivered {
-        assert_eq!(delivery.payload, json!({ "title": "Shift swap", "body": "Ana took your Friday close", "url": "/schedule?day=fri" }));
+        assert_eq!(
+            delivery.payload,
+            json!({ "title": "Shift swap", "body": "Ana took your Friday close", "url": "/schedule?day=fri" })
+        );
         assert_eq!((delivery.ttl.as_str(), delivery.urgency.as_str()), ("86400", "normal"));
     }
-    let left: Vec<String> = app.pg().await.query("SELECT endpoint FROM push_subscriptions ORDER BY endpoint", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-    let mut kept = vec![subscribers[0].endpoint.clone(), subscribers[3].endpoint.clone(), subscribers[4].endpoint.clone()];
+    let left: Vec<String> = app
+        .pg()
+        .await
+        .query("SELECT endpoint FROM push_subscriptions ORDER BY endpoint", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let mut kept =
+        vec![subscribers[0].endpoint.clone(), subscribers[3].endpoint.clone(), subscribers[4].endpoint.clone()];
     kept.sort();
     assert_eq!(left, kept, "404, 410 and expired subscriptions are gone; 429 and 500 are kept");
 }
@@ -59,9 +88,16 @@ async fn subscribing_needs_the_session_cookie_from_the_apps_origin() {
     let push = FakePushService::start().await;
     let subscriber = push.subscriber(201).await;
     let me = cookie(&app, "user_1", "org_1", "member");
-    let no_origin = app.post("/api/push/subscribe").header("cookie", &me).json(&body_of(&subscriber)).send().await.unwrap();
+    let no_origin =
+        app.post("/api/push/subscribe").header("cookie", &me).json(&body_of(&subscriber)).send().await.unwrap();
     problem(no_origin, 403, "forbidden").await;
-    let bearer = app.post("/api/push/subscribe").bearer_auth(app.tokens.member("user_1", "org_1")).json(&body_of(&subscriber)).send().await.unwrap();
+    let bearer = app
+        .post("/api/push/subscribe")
+        .bearer_auth(app.tokens.member("user_1", "org_1"))
+        .json(&body_of(&subscriber))
+        .send()
+        .await
+        .unwrap();
     problem(bearer, 401, "unauthorized").await;
     assert_eq!(app.count("push_subscriptions").await, 0);
 }
@@ -80,7 +116,10 @@ async fn malformed_keys_and_unsafe_endpoints_are_refused_and_not_stored() {
         (with("https://10.0.0.1/push/x", &good.p256dh, &good.auth), "endpoint"),
         (with("https://169.254.169.254/latest", &good.p256dh, &good.auth), "endpoint"),
         (with("ftp://push.example/x", &good.p256dh, &good.auth), "endpoint"),
-        (json!({ "endpoint": good.endpoint, "keys": { "p256dh": good.p256dh, "auth": good.auth }, "expirationTime": -5 }), "expirationTime"),
+        (
+            json!({ "endpoint": good.endpoint, "keys": { "p256dh": good.p256dh, "auth": good.auth }, "expirationTime": -5 }),
+            "expirationTime",
+        ),
         (json!({ "endpoint": good.endpoint, "keys": { "p256dh": good.p256dh } }), "keys.auth"),
     ] {
         let body = problem(subscribe(&app, &me, &body).await, 400, "validation_failed").await;
@@ -134,7 +173,8 @@ async fn sending_to_someone_else_needs_admin_and_the_same_team() {
     problem(send(&app, &admin, &json!({ "targetUserId": "user_x" })).await, 403, "forbidden").await;
     problem(send(&app, &admin, &json!({ "targetUserId": "user_nobody" })).await, 403, "forbidden").await;
     assert!(push.delivered().is_empty());
-    let sent: Value = send(&app, &admin, &json!({ "targetUserId": "user_c", "title": "Hi" })).await.json().await.unwrap();
+    let sent: Value =
+        send(&app, &admin, &json!({ "targetUserId": "user_c", "title": "Hi" })).await.json().await.unwrap();
     assert_eq!(sent["sent"], 1);
     assert_eq!(push.delivered()[0].endpoint, colleague.endpoint);
     assert_eq!(push.delivered()[0].payload["url"], "/", "the default deep link");
@@ -144,7 +184,17 @@ async fn sending_to_someone_else_needs_admin_and_the_same_team() {
 async fn only_safe_relative_urls_may_ride_a_notification() {
     let app = TestApp::spawn().await;
     let token = app.tokens.member("user_1", "org_1");
-    for bad in ["//evil.example", "https://evil.example", "/\\evil.example", "javascript:alert(1)", "/%2F%2Fevil.example", "/%5Cevil", "/a%0d%0aSet-Cookie:x", "/a\u{7}b", "evil"] {
+    for bad in [
+        "//evil.example",
+        "https://evil.example",
+        "/\\evil.example",
+        "javascript:alert(1)",
+        "/%2F%2Fevil.example",
+        "/%5Cevil",
+        "/a%0d%0aSet-Cookie:x",
+        "/a\u{7}b",
+        "evil",
+    ] {
         let body = problem(send(&app, &token, &json!({ "url": bad })).await, 400, "validation_failed").await;
         assert_eq!(body["errors"][0]["field"], "url", "{bad:?}");
     }
@@ -164,9 +214,15 @@ async fn the_3_kib_limit_is_on_the_encoded_payload_not_on_one_field() {
     assert_eq!(push.delivered()[0].payload["body"], long.as_str());
 
     // 3 KiB of JSON in all: the title's and url's bytes count as much as the body's.
-    let too_big = problem(send(&app, &token, &json!({ "title": "t".repeat(1000), "body": "x".repeat(2100) })).await, 400, "validation_failed").await;
+    let too_big = problem(
+        send(&app, &token, &json!({ "title": "t".repeat(1000), "body": "x".repeat(2100) })).await,
+        400,
+        "validation_failed",
+    )
+    .await;
     assert_eq!(too_big["errors"][0]["field"], "body");
-    let escaped = problem(send(&app, &token, &json!({ "body": "\"".repeat(1600) })).await, 400, "validation_failed").await;
+    let escaped =
+        problem(send(&app, &token, &json!({ "body": "\"".repeat(1600) })).await, 400, "validation_failed").await;
     assert_eq!(escaped["errors"][0]["field"], "body", "quotes count as their escapes");
     assert_eq!(push.delivered().len(), 1, "nothing was sent for the refused payloads");
 }
@@ -205,4 +261,3 @@ async fn the_public_key_is_served_for_the_browser() {
     let body: Value = app.get("/api/push/vapid-public-key").send().await.unwrap().json().await.unwrap();
     assert_eq!(body["publicKey"], opsd_tests::push_fake::VAPID_PUBLIC_KEY);
 }
-

@@ -36,7 +36,8 @@ impl Team {
         let table = if path.ends_with("shift") { "shift_reports" } else { "manager_reports" };
         let before = self.app.count(table).await;
         let problem = problem(self.post(path, token, &body).await, 400, "validation_failed").await;
-        let fields: Vec<&str> = problem["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+        let fields: Vec<&str> =
+            problem["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
         assert!(fields.contains(&field), "{field} not in {fields:?} for {body}");
         assert_eq!(self.app.count(table).await, before, "nothing written for {body}");
     }
@@ -53,7 +54,8 @@ async fn a_shift_report_is_201_with_a_trimmed_hero_and_exact_amounts() {
     assert_eq!(body["goalSales"], 2300.0);
     assert_eq!(body["submittedBy"], "user_1");
     assert_eq!(body["date"], today().to_string());
-    let stored: String = team.app.pg().await.query_one("SELECT actual_sales::text FROM shift_reports", &[]).await.unwrap().get(0);
+    let stored: String =
+        team.app.pg().await.query_one("SELECT actual_sales::text FROM shift_reports", &[]).await.unwrap().get(0);
     assert_eq!(stored, "2450.50", "money is NUMERIC(12,2)");
 }
 
@@ -62,11 +64,13 @@ async fn a_second_report_for_the_same_slot_is_409_naming_the_first() {
     let team = team().await;
     let first: Value =
         team.post("/api/reports/shift", &team.member, &shift(&team.location, json!({}))).await.json().await.unwrap();
-    let second = team.post("/api/reports/shift", &team.admin, &shift(&team.location, json!({ "actualSales": 1 }))).await;
+    let second =
+        team.post("/api/reports/shift", &team.admin, &shift(&team.location, json!({ "actualSales": 1 }))).await;
     let problem = problem(second, 409, "conflict").await;
     assert_eq!(problem["existingId"], first["id"]);
     assert_eq!(team.app.count("shift_reports").await, 1);
-    let other_shift = team.post("/api/reports/shift", &team.member, &shift(&team.location, json!({ "shift": "morning" }))).await;
+    let other_shift =
+        team.post("/api/reports/shift", &team.member, &shift(&team.location, json!({ "shift": "morning" }))).await;
     assert_eq!(other_shift.status(), 201);
 }
 
@@ -125,9 +129,17 @@ async fn bad_manager_reports_name_their_field_and_write_nothing() {
     let (loc, path, token) = (team.location.as_str(), "/api/reports/manager", team.admin.as_str());
     let review = |r: Value| manager(loc, json!({ "employeeReviews": [r] }));
     team.rejected(path, token, review(json!({ "employeeName": "A", "rating": 6 })), "employeeReviews[0].rating").await;
-    team.rejected(path, token, review(json!({ "employeeName": "A", "rating": 4.5 })), "employeeReviews[0].rating").await;
-    team.rejected(path, token, review(json!({ "employeeName": "", "rating": 3 })), "employeeReviews[0].employeeName").await;
-    team.rejected(path, token, review(json!({ "employeeName": "A", "rating": 3, "mood": "ok" })), "employeeReviews[0].mood").await;
+    team.rejected(path, token, review(json!({ "employeeName": "A", "rating": 4.5 })), "employeeReviews[0].rating")
+        .await;
+    team.rejected(path, token, review(json!({ "employeeName": "", "rating": 3 })), "employeeReviews[0].employeeName")
+        .await;
+    team.rejected(
+        path,
+        token,
+        review(json!({ "employeeName": "A", "rating": 3, "mood": "ok" })),
+        "employeeReviews[0].mood",
+    )
+    .await;
     let too_many: Vec<Value> = (0..101).map(|i| json!({ "employeeName": format!("E{i}"), "rating": 3 })).collect();
     team.rejected(path, token, manager(loc, json!({ "employeeReviews": too_many })), "employeeReviews").await;
     team.rejected(path, token, manager(loc, json!({ "totalSales": -1 })), "totalSales").await;

@@ -71,14 +71,39 @@ impl Setup {
 #[tokio::test(flavor = "multi_thread")]
 async fn sync_inserts_then_changes_nothing_then_follows_edits_and_removals() {
     let setup = setup().await;
-    let roles: Value = setup.app.get("/cron/sync-7shifts-roles").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let roles: Value =
+        setup.app.get("/cron/sync-7shifts-roles").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
     assert_eq!(roles, json!({ "status": "ok", "inserted": 2, "updated": 0, "unchanged": 0 }));
     setup.standard_week();
 
-    assert_eq!(setup.sync().await, json!({ "status": "ok", "inserted": 5, "updated": 0, "deleted": 0, "unchanged": 0, "failedLocations": [] }));
-    let synced_at: Vec<String> = setup.app.pg().await.query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(setup.sync().await, json!({ "status": "ok", "inserted": 0, "updated": 0, "deleted": 0, "unchanged": 5, "failedLocations": [] }));
-    let again: Vec<String> = setup.app.pg().await.query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(
+        setup.sync().await,
+        json!({ "status": "ok", "inserted": 5, "updated": 0, "deleted": 0, "unchanged": 0, "failedLocations": [] })
+    );
+    let synced_at: Vec<String> = setup
+        .app
+        .pg()
+        .await
+        .query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        setup.sync().await,
+        json!({ "status": "ok", "inserted": 0, "updated": 0, "deleted": 0, "unchanged": 5, "failedLocations": [] })
+    );
+    let again: Vec<String> = setup
+        .app
+        .pg()
+        .await
+        .query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
     assert_eq!(synced_at, again, "an unchanged sync writes nothing");
 
     setup.provider.fake.set_shifts(
@@ -90,11 +115,15 @@ async fn sync_inserts_then_changes_nothing_then_follows_edits_and_removals() {
         ],
     );
     let report = setup.sync().await;
-    assert_eq!((report["updated"].as_u64(), report["deleted"].as_u64(), report["unchanged"].as_u64()), (Some(1), Some(1), Some(3)));
+    assert_eq!(
+        (report["updated"].as_u64(), report["deleted"].as_u64(), report["unchanged"].as_u64()),
+        (Some(1), Some(1), Some(3))
+    );
 
     let pg = setup.app.pg().await;
     let rows = pg.query("SELECT provider_shift_id, department, hours_worked::text, hourly_wage::text, is_draft, employee_name FROM schedule_shifts WHERE location_id = $1::text::uuid ORDER BY provider_shift_id", &[&setup.downtown]).await.unwrap();
-    let summary: Vec<(String, String, String, String, bool, String)> = rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))).collect();
+    let summary: Vec<(String, String, String, String, bool, String)> =
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))).collect();
     assert_eq!(summary[0], ("1".into(), "FOH".into(), "7.00".into(), "16.50".into(), false, "Ana Ruiz".into()));
     assert_eq!(summary[1].1, "BOH", "the role's department came from the roles sync");
     assert!(summary[2].4, "the draft is kept");
@@ -115,9 +144,25 @@ async fn a_failing_location_is_left_untouched_and_the_run_is_partial() {
         json!([{ "locationId": setup.uptown, "slug": "uptown", "reason": "provider_5xx" }]),
         "which location failed and why, never the provider's text"
     );
-    let uptown: i64 = setup.app.pg().await.query_one("SELECT count(*) FROM schedule_shifts WHERE location_id = $1::text::uuid", &[&setup.uptown]).await.unwrap().get(0);
+    let uptown: i64 = setup
+        .app
+        .pg()
+        .await
+        .query_one("SELECT count(*) FROM schedule_shifts WHERE location_id = $1::text::uuid", &[&setup.uptown])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(uptown, 1, "the failing location kept its shift");
-    let runs: Vec<String> = setup.app.pg().await.query("SELECT status FROM job_runs WHERE job = 'sync-schedule-from-7shifts' ORDER BY started_at", &[]).await.unwrap().iter().map(|r| r.get(0)).collect();
+    let runs: Vec<String> = setup
+        .app
+        .pg()
+        .await
+        .query("SELECT status FROM job_runs WHERE job = 'sync-schedule-from-7shifts' ORDER BY started_at", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
     assert_eq!(runs, ["ok", "partial"]);
 }
 
@@ -154,7 +199,9 @@ async fn without_provider_credentials_the_jobs_are_disabled() {
 async fn a_sync_drops_the_teams_optimization_cache() {
     let setup = setup().await;
     let week = opsd_optimization_week();
-    let read = || setup.app.get(&format!("/api/analytics/optimization?teamId=org_1&weekOf={week}")).bearer_auth(API_KEY).send();
+    let read = || {
+        setup.app.get(&format!("/api/analytics/optimization?teamId=org_1&weekOf={week}")).bearer_auth(API_KEY).send()
+    };
     read().await.unwrap();
     assert_eq!(read().await.unwrap().headers()["x-cache"], "hit");
     setup.standard_week();
@@ -189,22 +236,36 @@ async fn the_view_defaults_filters_pages_and_hides_drafts() {
     assert_eq!(first["daypart"], "Lunch");
     assert!(first["start_at"].as_str().unwrap().ends_with('Z'));
 
-    let drafts: Value = setup.view("downtown", &format!("start_date={}&include_draft=true", day(0))).await.json().await.unwrap();
+    let drafts: Value =
+        setup.view("downtown", &format!("start_date={}&include_draft=true", day(0))).await.json().await.unwrap();
     assert_eq!(drafts["total_count"], 4);
-    let by_employee: Value = setup.view("downtown", &format!("start_date={}&employee_key=7shifts:7", day(0))).await.json().await.unwrap();
+    let by_employee: Value =
+        setup.view("downtown", &format!("start_date={}&employee_key=7shifts:7", day(0))).await.json().await.unwrap();
     assert_eq!(by_employee["total_count"], 2);
-    let boh: Value = setup.view("downtown", &format!("start_date={}&department=BOH", day(0))).await.json().await.unwrap();
+    let boh: Value =
+        setup.view("downtown", &format!("start_date={}&department=BOH", day(0))).await.json().await.unwrap();
     assert_eq!(boh["total_count"], 1);
-    let dinner: Value = setup.view("downtown", &format!("start_date={}&daypart=Dinner", day(0))).await.json().await.unwrap();
+    let dinner: Value =
+        setup.view("downtown", &format!("start_date={}&daypart=Dinner", day(0))).await.json().await.unwrap();
     assert_eq!(dinner["total_count"], 0, "16:00 UTC is 10:00 in Chicago: Lunch");
-    let paged: Value = setup.view("downtown", &format!("start_date={}&limit=2&offset=2", day(0))).await.json().await.unwrap();
+    let paged: Value =
+        setup.view("downtown", &format!("start_date={}&limit=2&offset=2", day(0))).await.json().await.unwrap();
     assert_eq!((paged["shifts"].as_array().unwrap().len(), paged["total_count"].as_u64()), (1, Some(3)));
-    let past_end: Value = setup.view("downtown", &format!("start_date={}&offset=50", day(0))).await.json().await.unwrap();
+    let past_end: Value =
+        setup.view("downtown", &format!("start_date={}&offset=50", day(0))).await.json().await.unwrap();
     assert_eq!((past_end["shifts"].clone(), past_end["total_count"].as_u64()), (json!([]), Some(3)));
 
     let default: Value = setup.view("downtown", "").await.json().await.unwrap();
-    let chicago_today = time_tz::OffsetDateTimeExt::to_timezone(&time::OffsetDateTime::now_utc(), time_tz::timezones::db::america::CHICAGO).date();
-    assert_eq!(default["start_date"], (chicago_today - time::Duration::days(1)).to_string(), "yesterday where the location is");
+    let chicago_today = time_tz::OffsetDateTimeExt::to_timezone(
+        &time::OffsetDateTime::now_utc(),
+        time_tz::timezones::db::america::CHICAGO,
+    )
+    .date();
+    assert_eq!(
+        default["start_date"],
+        (chicago_today - time::Duration::days(1)).to_string(),
+        "yesterday where the location is"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

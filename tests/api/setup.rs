@@ -94,13 +94,19 @@ async fn the_chat_webhook_must_be_a_public_https_url() {
     let app = TestApp::spawn().await;
     let token = app.tokens.admin("user_1", "org_1");
     for bad in ["https://10.0.0.1/hook", "https://169.254.169.254/", "ftp://example.com/", "not a url"] {
-        let response =
-            app.put("/api/team/settings").bearer_auth(&token).json(&json!({ "chatWebhookUrl": bad })).send().await.unwrap();
+        let response = app
+            .put("/api/team/settings")
+            .bearer_auth(&token)
+            .json(&json!({ "chatWebhookUrl": bad }))
+            .send()
+            .await
+            .unwrap();
         let body = problem(response, 400, "validation_failed").await;
         assert_eq!(body["errors"][0]["field"], "chatWebhookUrl", "{bad}");
     }
     let pg = app.pg().await;
-    let stored: i64 = pg.query_one("SELECT count(*) FROM teams WHERE chat_webhook_url IS NOT NULL", &[]).await.unwrap().get(0);
+    let stored: i64 =
+        pg.query_one("SELECT count(*) FROM teams WHERE chat_webhook_url IS NOT NULL", &[]).await.unwrap().get(0);
     assert_eq!(stored, 0);
 
     // The test configuration allows loopback, as a local fake of the chat provider needs.

@@ -23,8 +23,10 @@ fn user_event(kind: &str, id: &str, first_name: &str, updated_at: i64) -> Vec<u8
 }
 
 fn deleted_event(id: &str) -> Vec<u8> {
-    serde_json::to_vec(&json!({ "data": { "deleted": true, "id": id, "object": "user" }, "object": "event", "type": "user.deleted" }))
-        .unwrap()
+    serde_json::to_vec(
+        &json!({ "data": { "deleted": true, "id": id, "object": "user" }, "object": "event", "type": "user.deleted" }),
+    )
+    .unwrap()
 }
 
 /// Posts a delivery signed with the svix- headers, as the identity provider's delivery service sends it.
@@ -52,12 +54,23 @@ async fn first_name(app: &TestApp, id: &str) -> Option<String> {
 async fn a_signed_user_created_is_applied_under_every_header_prefix() {
     let app = TestApp::spawn().await;
     for (prefix, user) in [("svix-", "user_a"), ("webhook-", "user_b"), ("hook-", "user_c")] {
-        let response = deliver_with(&app, prefix, &format!("msg_{user}"), now(), IDENTITY_WEBHOOK_SECRET, &user_event("user.created", user, "Ann", 1)).await;
+        let response = deliver_with(
+            &app,
+            prefix,
+            &format!("msg_{user}"),
+            now(),
+            IDENTITY_WEBHOOK_SECRET,
+            &user_event("user.created", user, "Ann", 1),
+        )
+        .await;
         assert_eq!(response.status(), 200, "{prefix}");
         assert_eq!(response.json::<Value>().await.unwrap(), json!({ "received": true }));
     }
     let pg = app.pg().await;
-    let row = pg.query_one("SELECT email, first_name, provider_updated_at FROM users WHERE id = 'user_a'", &[]).await.unwrap();
+    let row = pg
+        .query_one("SELECT email, first_name, provider_updated_at FROM users WHERE id = 'user_a'", &[])
+        .await
+        .unwrap();
     assert_eq!(row.get::<_, Option<String>>(0).as_deref(), Some("user_a@example.com"));
     assert_eq!(row.get::<_, Option<String>>(1).as_deref(), Some("Ann"));
     assert_eq!(row.get::<_, Option<i64>>(2), Some(1));
@@ -84,10 +97,39 @@ async fn every_verification_failure_is_401_and_stores_nothing() {
                 .await
                 .unwrap()
         }),
-        ("missing signature", app.post("/api/webhooks/identity").header("svix-id", "msg_1").header("svix-timestamp", now().to_string()).body(body.clone()).send().await.unwrap()),
+        (
+            "missing signature",
+            app.post("/api/webhooks/identity")
+                .header("svix-id", "msg_1")
+                .header("svix-timestamp", now().to_string())
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap(),
+        ),
         ("no headers", app.post("/api/webhooks/identity").body(body.clone()).send().await.unwrap()),
-        ("malformed list", app.post("/api/webhooks/identity").header("svix-id", "msg_1").header("svix-timestamp", now().to_string()).header("svix-signature", "v1 ,,, v1,@@").body(body.clone()).send().await.unwrap()),
-        ("garbage timestamp", app.post("/api/webhooks/identity").header("svix-id", "msg_1").header("svix-timestamp", "yesterday").header("svix-signature", sign_webhook(IDENTITY_WEBHOOK_SECRET, "msg_1", now(), &body)).body(body.clone()).send().await.unwrap()),
+        (
+            "malformed list",
+            app.post("/api/webhooks/identity")
+                .header("svix-id", "msg_1")
+                .header("svix-timestamp", now().to_string())
+                .header("svix-signature", "v1 ,,, v1,@@")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap(),
+        ),
+        (
+            "garbage timestamp",
+            app.post("/api/webhooks/identity")
+                .header("svix-id", "msg_1")
+                .header("svix-timestamp", "yesterday")
+                .header("svix-signature", sign_webhook(IDENTITY_WEBHOOK_SECRET, "msg_1", now(), &body))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap(),
+        ),
     ];
     for (what, response) in cases {
         assert_eq!(response.status(), 401, "{what}");
@@ -214,8 +256,13 @@ async fn a_deletion_before_creation_leaves_a_tombstone() {
     let app = TestApp::spawn().await;
     deliver(&app, "msg_1", &deleted_event("user_z")).await;
     deliver(&app, "msg_2", &user_event("user.created", "user_z", "Late", 5)).await;
-    let deleted: bool =
-        app.pg().await.query_one("SELECT deleted_at IS NOT NULL FROM users WHERE id = 'user_z'", &[]).await.unwrap().get(0);
+    let deleted: bool = app
+        .pg()
+        .await
+        .query_one("SELECT deleted_at IS NOT NULL FROM users WHERE id = 'user_z'", &[])
+        .await
+        .unwrap()
+        .get(0);
     assert!(deleted);
     assert_eq!(first_name(&app, "user_z").await, None);
 }
@@ -245,7 +292,8 @@ async fn a_signed_body_that_is_not_json_is_malformed_json_and_stores_nothing() {
         problem(deliver(&app, &format!("msg_{}", body.len()), body).await, 400, "malformed_json").await;
     }
     // Unsigned garbage is still refused by its signature first.
-    let forged = deliver_with(&app, "svix-", "msg_x", now(), "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", b"{not json").await;
+    let forged =
+        deliver_with(&app, "svix-", "msg_x", now(), "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", b"{not json").await;
     problem(forged, 401, "unauthorized").await;
     assert_eq!(app.count("webhook_deliveries").await, 0);
 }
@@ -289,11 +337,26 @@ async fn organization_membership_events_keep_memberships_in_step() {
     deliver(&app, "msg_3", &stale).await;
     assert_eq!(role_of(&app, "user_a", "org_1").await.as_deref(), Some("member"), "an older event does not win");
 
-    deliver(&app, "msg_4", &membership_event("organizationMembership.deleted", "org_1", "user_a", "org:member", ms + 20)).await;
+    deliver(
+        &app,
+        "msg_4",
+        &membership_event("organizationMembership.deleted", "org_1", "user_a", "org:member", ms + 20),
+    )
+    .await;
     assert_eq!(role_of(&app, "user_a", "org_1").await, None);
-    deliver(&app, "msg_5", &membership_event("organizationMembership.created", "org_1", "user_a", "org:member", ms + 15)).await;
+    deliver(
+        &app,
+        "msg_5",
+        &membership_event("organizationMembership.created", "org_1", "user_a", "org:member", ms + 15),
+    )
+    .await;
     assert_eq!(role_of(&app, "user_a", "org_1").await, None, "a late, older grant does not undo the removal");
-    deliver(&app, "msg_6", &membership_event("organizationMembership.created", "org_1", "user_a", "org:member", ms + 30)).await;
+    deliver(
+        &app,
+        "msg_6",
+        &membership_event("organizationMembership.created", "org_1", "user_a", "org:member", ms + 30),
+    )
+    .await;
     assert_eq!(role_of(&app, "user_a", "org_1").await.as_deref(), Some("member"), "invited back later");
 
     // The organization goes: its memberships go, its data stays.
@@ -303,7 +366,13 @@ async fn organization_membership_events_keep_memberships_in_step() {
     let org_deleted = br#"{"data":{"deleted":true,"id":"org_1","object":"organization"},"object":"event","type":"organization.deleted"}"#;
     assert_eq!(deliver(&app, "msg_7", org_deleted).await.status(), 200);
     assert_eq!(app.count("memberships").await, 0);
-    let kept: i64 = app.pg().await.query_one("SELECT count(*) FROM locations WHERE id = $1::text::uuid", &[&location]).await.unwrap().get(0);
+    let kept: i64 = app
+        .pg()
+        .await
+        .query_one("SELECT count(*) FROM locations WHERE id = $1::text::uuid", &[&location])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(kept, 1, "the team's data stays");
     problem(app.get("/api/locations").bearer_auth(&admin).send().await.unwrap(), 403, "forbidden").await;
     assert_eq!(app.count("memberships").await, 0, "the old token did not re-create the membership");
@@ -341,10 +410,26 @@ async fn a_removed_member_gets_no_announcement_cannot_be_targeted_and_their_old_
     problem(app.get("/api/locations").bearer_auth(&member).send().await.unwrap(), 403, "forbidden").await;
     assert_eq!(role_of(&app, "user_m", "org_1").await, None, "a token issued before the removal does not restore it");
     problem(targeted(admin.clone()).await.unwrap(), 403, "forbidden").await;
-    let at = (time::OffsetDateTime::now_utc() - time::Duration::minutes(1)).format(&time::format_description::well_known::Rfc3339).unwrap();
-    let announced = app.post("/api/announcements").bearer_auth(&admin).json(&json!({ "title": "Menu", "body": "New menu", "publishAt": at })).send().await.unwrap();
+    let at = (time::OffsetDateTime::now_utc() - time::Duration::minutes(1))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let announced = app
+        .post("/api/announcements")
+        .bearer_auth(&admin)
+        .json(&json!({ "title": "Menu", "body": "New menu", "publishAt": at }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(announced.status(), 201);
-    let run: Value = app.get("/cron/publish-scheduled-announcements").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let run: Value = app
+        .get("/cron/publish-scheduled-announcements")
+        .bearer_auth(CRON_SECRET)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(run, json!({ "status": "ok", "published": 1, "pushed": 0 }));
     assert_eq!(push.delivered().len(), 1, "the removed member's device got nothing more");
 }

@@ -23,12 +23,12 @@ async fn main() {
             if only.as_deref().is_some_and(|only| only != $name) {
                 continue_label();
             } else {
-            let outcome = match tokio::time::timeout(Duration::from_secs(120), $scenario).await {
-                Ok(outcome) => outcome,
-                Err(_) => Outcome::not_held("(the scenario)", "it did not finish within 120 s"),
-            };
-            println!("{:<30} {}", $name, outcome);
-            outcomes.push(outcome);
+                let outcome = match tokio::time::timeout(Duration::from_secs(120), $scenario).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => Outcome::not_held("(the scenario)", "it did not finish within 120 s"),
+                };
+                println!("{:<30} {}", $name, outcome);
+                outcomes.push(outcome);
             }
         }};
     }

@@ -9,7 +9,9 @@ use opsd_tests::seven_shifts_fake::{COMPANY, Fake7ShiftsServer, TOKEN, shift};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::support::{API_KEY, Binary, CRON_SECRET, Opsd, Outcome, admin, client, connect, database, terminate_sessions};
+use crate::support::{
+    API_KEY, Binary, CRON_SECRET, Opsd, Outcome, admin, client, connect, database, terminate_sessions,
+};
 
 fn env(pairs: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
     pairs.iter().map(|(k, v)| (*k, (*v).to_owned())).collect()
@@ -29,11 +31,14 @@ pub async fn breaker_trial_cancelled(bin: &Binary) -> Outcome {
     let db = database().await;
     let week = bin.seed(db.url()).await.week_of;
     let opsd = bin
-        .serve(db.url(), &env(&[
-            ("OPTIMIZATION_BREAKER_OPEN_SECONDS", "2"),
-            ("OPTIMIZATION_CACHE_CAPACITY", "0"),
-            ("DATABASE_STATEMENT_TIMEOUT_MS", "800"),
-        ]))
+        .serve(
+            db.url(),
+            &env(&[
+                ("OPTIMIZATION_BREAKER_OPEN_SECONDS", "2"),
+                ("OPTIMIZATION_CACHE_CAPACITY", "0"),
+                ("DATABASE_STATEMENT_TIMEOUT_MS", "800"),
+            ]),
+        )
         .await;
     let http = client();
     let path = opsd.url(&format!("/api/analytics/optimization?teamId=org_demo&weekOf={week}"));
@@ -43,7 +48,10 @@ pub async fn breaker_trial_cancelled(bin: &Binary) -> Outcome {
     }
     // The rollups locked: every uncached report hangs until statement_timeout and fails.
     let locker = connect(db.url()).await;
-    locker.batch_execute("BEGIN; LOCK TABLE team_daily_sales, team_daily_labor IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    locker
+        .batch_execute("BEGIN; LOCK TABLE team_daily_sales, team_daily_labor IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap();
     let failing = futures::future::join_all((0..5).map(|_| get(Duration::from_secs(5)))).await;
     let mut codes = Vec::new();
     for response in failing {
@@ -70,7 +78,8 @@ pub async fn breaker_trial_cancelled(bin: &Binary) -> Outcome {
     let observed = format!(
         "failures {codes:?}, then {open}; trial {}; after the restore 200 again {}",
         if trial.is_err() { "cancelled" } else { "answered" },
-        recovered.map_or("never within 5 s".to_owned(), |after| format!("after {} ms (open period 2 s)", after.as_millis()))
+        recovered
+            .map_or("never within 5 s".to_owned(), |after| format!("after {} ms (open period 2 s)", after.as_millis()))
     );
     Outcome::new(injected, observed, held)
 }
@@ -99,17 +108,26 @@ pub async fn jwks_outage(bin: &Binary) -> Outcome {
     Mock::given(wiremock::matchers::method("GET")).respond_with(jwks.clone()).mount(&provider).await;
     let db = database().await;
     let opsd = bin
-        .serve(db.url(), &env(&[
-            ("IDENTITY_JWT_PUBLIC_KEY", ""),
-            ("IDENTITY_JWKS_URL", &format!("{}/.well-known/jwks.json", provider.uri())),
-            ("IDENTITY_JWKS_REFRESH_SECONDS", "1"),
-        ]))
+        .serve(
+            db.url(),
+            &env(&[
+                ("IDENTITY_JWT_PUBLIC_KEY", ""),
+                ("IDENTITY_JWKS_URL", &format!("{}/.well-known/jwks.json", provider.uri())),
+                ("IDENTITY_JWKS_REFRESH_SECONDS", "1"),
+            ]),
+        )
         .await;
     let token = TokenMinter.admin("user_chaos", "org_chaos");
     let http = client();
     let call = || async {
         let started = Instant::now();
-        let status = http.get(opsd.url("/api/locations")).bearer_auth(&token).send().await.map(|r| r.status().as_u16()).unwrap_or(0);
+        let status = http
+            .get(opsd.url("/api/locations"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+            .unwrap_or(0);
         (status, started.elapsed())
     };
     let mut before = Vec::new();
@@ -146,7 +164,11 @@ pub async fn database_outage_under_load(bin: &Binary) -> Outcome {
     let db = database().await;
     let demo = bin.seed(db.url()).await;
     let opsd = Arc::new(
-        bin.serve(db.url(), &env(&[("DATABASE_ACQUIRE_TIMEOUT_MS", "1000"), ("DATABASE_STATEMENT_TIMEOUT_MS", "2000")])).await,
+        bin.serve(
+            db.url(),
+            &env(&[("DATABASE_ACQUIRE_TIMEOUT_MS", "1000"), ("DATABASE_STATEMENT_TIMEOUT_MS", "2000")]),
+        )
+        .await,
     );
     let token = TokenMinter.admin("user_chaos", "org_demo");
     let stop = Arc::new(AtomicBool::new(false));
@@ -154,7 +176,8 @@ pub async fn database_outage_under_load(bin: &Binary) -> Outcome {
     let seen = Arc::new(std::sync::Mutex::new(Vec::<(u16, String, Duration)>::new()));
     let mut workers = Vec::new();
     for worker in 0..6usize {
-        let (opsd, token, stop, created, seen) = (opsd.clone(), token.clone(), stop.clone(), created.clone(), seen.clone());
+        let (opsd, token, stop, created, seen) =
+            (opsd.clone(), token.clone(), stop.clone(), created.clone(), seen.clone());
         let (week, location) = (demo.week_of.clone(), demo.location_id.clone());
         workers.push(tokio::spawn(async move {
             let http = client();
@@ -207,16 +230,22 @@ pub async fn database_outage_under_load(bin: &Binary) -> Outcome {
     let mut after = Vec::new();
     for n in 0..20 {
         let response = if n % 2 == 0 {
-            http.get(opsd.url(&format!("/api/incidents?locationId={}", demo.location_id))).bearer_auth(&token).send().await
+            http.get(opsd.url(&format!("/api/incidents?locationId={}", demo.location_id)))
+                .bearer_auth(&token)
+                .send()
+                .await
         } else {
             http.get(opsd.url("/health/ready")).send().await
         };
         after.push(response.map(|r| r.status().as_u16()).unwrap_or(0));
     }
     let seen = seen.lock().unwrap().clone();
-    let is_other_error = |status: u16, code: &str| status >= 500 && !(status == 503 && (code == "unavailable" || code == "circuit_open"));
+    let is_other_error = |status: u16, code: &str| {
+        status >= 500 && !(status == 503 && (code == "unavailable" || code == "circuit_open"))
+    };
     let server_errors = seen.iter().filter(|(status, code, _)| is_other_error(*status, code)).count();
-    let mut other_codes: Vec<String> = seen.iter().filter(|(s, c, _)| is_other_error(*s, c)).map(|(s, c, _)| format!("{s} {c}")).collect();
+    let mut other_codes: Vec<String> =
+        seen.iter().filter(|(s, c, _)| is_other_error(*s, c)).map(|(s, c, _)| format!("{s} {c}")).collect();
     other_codes.sort();
     other_codes.dedup();
     let unanswered = seen.iter().filter(|(status, _, _)| *status == 0).count();
@@ -224,7 +253,8 @@ pub async fn database_outage_under_load(bin: &Binary) -> Outcome {
     let refused = seen.iter().filter(|(status, _, _)| *status == 503).count();
     let pg = connect(db.url()).await;
     let created = created.lock().unwrap().clone();
-    let stored: i64 = pg.query_one("SELECT count(*) FROM incidents WHERE id::text = ANY($1)", &[&created]).await.unwrap().get(0);
+    let stored: i64 =
+        pg.query_one("SELECT count(*) FROM incidents WHERE id::text = ANY($1)", &[&created]).await.unwrap().get(0);
     let orphaned: i64 = pg
         .query_one("SELECT count(*) FROM incidents i WHERE i.notes LIKE 'chaos %' AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = i.contact_id)", &[])
         .await
@@ -239,7 +269,9 @@ pub async fn database_outage_under_load(bin: &Binary) -> Outcome {
         && stored == created.len() as i64
         && orphaned == 0;
     Outcome::new(
-        format!("{terminated} sessions terminated under 6 clients of reads and writes, then connections refused for 2.5 s"),
+        format!(
+            "{terminated} sessions terminated under 6 clients of reads and writes, then connections refused for 2.5 s"
+        ),
         format!(
             "{} requests: {refused} answered 503 unavailable/circuit_open, {server_errors} other 5xx {other_codes:?}, {unanswered} unanswered, slowest {} ms; \
              /health/ready {ready_during} during, 200 {} ms after the restore; next 20 requests {}; {} incidents answered 201 and stored, {orphaned} without their contact",
@@ -277,7 +309,11 @@ pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
     provider.fake.set_shifts("200", (4..=5).map(|i| shift(i, 8, 4, &at(14), &at(22), 1800, false)).collect());
     provider.fake.stall_location("200", Duration::from_secs(30));
     let db = database().await;
-    let scheduler = env(&[("SCHEDULER_API_BASE_URL", &provider.server.uri()), ("SCHEDULER_API_TOKEN", TOKEN), ("SCHEDULER_COMPANY_ID", COMPANY)]);
+    let scheduler = env(&[
+        ("SCHEDULER_API_BASE_URL", &provider.server.uri()),
+        ("SCHEDULER_API_TOKEN", TOKEN),
+        ("SCHEDULER_COMPANY_ID", COMPANY),
+    ]);
     let mut first = bin.serve(db.url(), &scheduler).await;
     let admin_token = TokenMinter.admin("user_chaos", "org_chaos");
     let http = client();
@@ -298,13 +334,24 @@ pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
     let _ = in_flight.await;
     let pg = connect(db.url()).await;
     let half: i64 = pg
-        .query_one("SELECT count(*) FROM schedule_shifts s JOIN locations l ON l.id = s.location_id WHERE l.slug = 'stalled'", &[])
+        .query_one(
+            "SELECT count(*) FROM schedule_shifts s JOIN locations l ON l.id = s.location_id WHERE l.slug = 'stalled'",
+            &[],
+        )
         .await
         .unwrap()
         .get(0);
     provider.fake.heal_location("200");
     let second = bin.serve(db.url(), &scheduler).await;
-    let report: Value = client().get(second.url("/cron/sync-schedule-from-7shifts")).bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let report: Value = client()
+        .get(second.url("/cron/sync-schedule-from-7shifts"))
+        .bearer_auth(CRON_SECRET)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let runs = job_runs(db.url(), "sync-schedule-from-7shifts").await;
     let counts: Vec<(String, i64)> = pg
         .query("SELECT l.slug, count(s.*) FROM locations l LEFT JOIN schedule_shifts s ON s.location_id = l.id GROUP BY l.slug ORDER BY l.slug", &[])
@@ -320,7 +367,10 @@ pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
         && counts == [("healthy".to_owned(), 3), ("stalled".to_owned(), 2)];
     Outcome::new(
         "SIGKILL 1.5 s into a sync whose provider stalls one location for 30 s",
-        format!("runs while killed {during:?}; stalled location held {half} shifts after the kill; the next instance's run answered {}; runs {runs:?}; shifts {counts:?}", report["status"]),
+        format!(
+            "runs while killed {during:?}; stalled location held {half} shifts after the kill; the next instance's run answered {}; runs {runs:?}; shifts {counts:?}",
+            report["status"]
+        ),
         held,
     )
 }
@@ -359,7 +409,8 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     // Killed as soon as the sweep's first batches have committed.
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(10) {
-        let expired: i64 = pg.query_one("SELECT count(*) FROM coupon_reservations WHERE state <> 'active'", &[]).await.unwrap().get(0);
+        let expired: i64 =
+            pg.query_one("SELECT count(*) FROM coupon_reservations WHERE state <> 'active'", &[]).await.unwrap().get(0);
         if expired > 0 {
             break;
         }
@@ -368,9 +419,18 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     first.kill9();
     let _ = wait_exit(&mut first).await;
     let _ = in_flight.await;
-    let at_kill: i64 = pg.query_one("SELECT count(*) FROM coupon_reservations WHERE state <> 'active'", &[]).await.unwrap().get(0);
+    let at_kill: i64 =
+        pg.query_one("SELECT count(*) FROM coupon_reservations WHERE state <> 'active'", &[]).await.unwrap().get(0);
     let second = bin.serve(db.url(), &sweep_env).await;
-    let report: Value = client().get(second.url("/cron/expire-coupons")).bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let report: Value = client()
+        .get(second.url("/cron/expire-coupons"))
+        .bearer_auth(CRON_SECRET)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let row = pg
         .query_one(
             "SELECT (SELECT held FROM coupon_offers), (SELECT count(*) FROM coupon_reservations WHERE state = 'active'), \
@@ -379,7 +439,8 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
         )
         .await
         .unwrap();
-    let (held_capacity, active, events, distinct): (i32, i64, i64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3));
+    let (held_capacity, active, events, distinct): (i32, i64, i64, i64) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
     let runs = job_runs(db.url(), "expire-coupons").await;
     let held = at_kill < DUE
         && report["status"] == "ok"
@@ -464,7 +525,10 @@ pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
         .header("content-type", "application/json")
         .header("webhook-id", "msg_chaos")
         .header("webhook-timestamp", now.to_string())
-        .header("webhook-signature", opsd_tests::sign_webhook(opsd_tests::COUPON_WEBHOOK_SECRET, "msg_chaos", now, &body))
+        .header(
+            "webhook-signature",
+            opsd_tests::sign_webhook(opsd_tests::COUPON_WEBHOOK_SECRET, "msg_chaos", now, &body),
+        )
         .body(body)
         .send()
         .await
@@ -477,7 +541,8 @@ pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
     first.kill9();
     let _ = wait_exit(&mut first).await;
     let pg = connect(db.url()).await;
-    let state_at_kill: String = pg.query_one("SELECT state FROM guest_events WHERE identity = 'evt_chaos_fb'", &[]).await.unwrap().get(0);
+    let state_at_kill: String =
+        pg.query_one("SELECT state FROM guest_events WHERE identity = 'evt_chaos_fb'", &[]).await.unwrap().get(0);
     let _second = bin.serve(db.url(), &guest_env).await;
     let mut outcome = (String::new(), String::new(), false);
     let started = Instant::now();
@@ -498,7 +563,12 @@ pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
     }
     let alerts: i64 = pg.query_one("SELECT count(*) FROM guest_alerts", &[]).await.unwrap().get(0);
     let pushes = deliveries.load(Ordering::SeqCst);
-    let held = subscribed == 200 && accepted == 202 && state_at_kill != "done" && outcome == ("done".into(), "alerted".into(), true) && alerts == 1 && pushes == 2;
+    let held = subscribed == 200
+        && accepted == 202
+        && state_at_kill != "done"
+        && outcome == ("done".into(), "alerted".into(), true)
+        && alerts == 1
+        && pushes == 2;
     Outcome::new(
         "SIGKILL while the worker's low-rating push hung (guest-event lease 2 s)",
         format!(
@@ -537,9 +607,13 @@ pub async fn concurrent_first_start(bin: &Binary) -> Outcome {
     }))
     .await;
     let ready = started.iter().filter(|s| s.is_some()).count();
-    let expected = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../migrations")).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count() as i64;
+    let expected = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../migrations"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().is_dir())
+        .count() as i64;
     let pg = connect(&url).await;
-    let row = pg.query_one("SELECT count(*), count(DISTINCT version) FROM __diesel_schema_migrations", &[]).await.unwrap();
+    let row =
+        pg.query_one("SELECT count(*), count(DISTINCT version) FROM __diesel_schema_migrations", &[]).await.unwrap();
     let (applied, distinct): (i64, i64) = (row.get(0), row.get(1));
     drop(started);
     drop(pg);
@@ -559,10 +633,15 @@ pub async fn listen_connection_lost(bin: &Binary) -> Outcome {
     let b = bin.serve(db.url(), &[]).await;
     let http = client();
     let report = b.url(&format!("/api/analytics/optimization?teamId=org_demo&weekOf={}", demo.week_of));
-    let cache = |response: reqwest::Response| response.headers().get("x-cache").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let cache = |response: reqwest::Response| {
+        response.headers().get("x-cache").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
+    };
     let admin = admin(&db).await;
     let cut: i64 = admin
-        .query_one("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'", &[&db.name()])
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
+            &[&db.name()],
+        )
         .await
         .unwrap()
         .get(0);
@@ -579,10 +658,22 @@ pub async fn listen_connection_lost(bin: &Binary) -> Outcome {
     let first = cache(http.get(&report).bearer_auth(API_KEY).send().await.unwrap());
     let second = cache(http.get(&report).bearer_auth(API_KEY).send().await.unwrap());
     let sale = json!({ "teamId": "org_demo", "rows": [{ "locationId": demo.location_id, "date": demo.week_of, "block": "Lunch", "food": 1.0, "beverage": 0, "other": 0, "guests": 1 }] });
-    let ingested = http.post(a.url("/api/analytics/sales")).bearer_auth(API_KEY).json(&sale).send().await.unwrap().status().as_u16();
+    let ingested = http
+        .post(a.url("/api/analytics/sales"))
+        .bearer_auth(API_KEY)
+        .json(&sale)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let after_write = cache(http.get(&report).bearer_auth(API_KEY).send().await.unwrap());
-    let held = cut == 2 && restarts["state"] == "running" && second == "hit" && (200..300).contains(&ingested) && after_write == "miss";
+    let held = cut == 2
+        && restarts["state"] == "running"
+        && second == "hit"
+        && (200..300).contains(&ingested)
+        && after_write == "miss";
     Outcome::new(
         format!("the LISTEN connections of two instances terminated ({cut})"),
         format!(
@@ -615,11 +706,14 @@ pub async fn assistant_provider_stalls(bin: &Binary) -> Outcome {
     });
     let db = database().await;
     let opsd = bin
-        .serve(db.url(), &env(&[
-            ("ASSISTANT_BASE_URL", &format!("http://127.0.0.1:{port}/v1")),
-            ("ASSISTANT_API_KEY", "sk-chaos"),
-            ("ASSISTANT_TIMEOUT_MS", "1000"),
-        ]))
+        .serve(
+            db.url(),
+            &env(&[
+                ("ASSISTANT_BASE_URL", &format!("http://127.0.0.1:{port}/v1")),
+                ("ASSISTANT_API_KEY", "sk-chaos"),
+                ("ASSISTANT_TIMEOUT_MS", "1000"),
+            ]),
+        )
         .await;
     let started = Instant::now();
     let body = client()
@@ -673,7 +767,12 @@ pub async fn sigterm_mid_body(bin: &Binary) -> Outcome {
     let answer = String::from_utf8_lossy(&answer).into_owned();
     let status_line = answer.lines().next().unwrap_or("(nothing)").to_owned();
     let exit = wait_exit(&mut opsd).await;
-    let stored: i64 = connect(db.url()).await.query_one("SELECT count(*) FROM locations WHERE slug = 'late-body'", &[]).await.unwrap().get(0);
+    let stored: i64 = connect(db.url())
+        .await
+        .query_one("SELECT count(*) FROM locations WHERE slug = 'late-body'", &[])
+        .await
+        .unwrap()
+        .get(0);
 
     // A body that breaks off for good is the client's fault: 400 or a closed connection, no 500.
     let opsd = bin.serve(db.url(), &[]).await;
@@ -685,8 +784,13 @@ pub async fn sigterm_mid_body(bin: &Binary) -> Outcome {
     let _ = tokio::time::timeout(Duration::from_secs(10), socket.read_to_end(&mut broken)).await;
     let broken = String::from_utf8_lossy(&broken).lines().next().unwrap_or("connection closed").to_owned();
     let metrics = client().get(opsd.url("/metrics")).send().await.unwrap().text().await.unwrap();
-    let server_errors = metrics.lines().filter(|l| l.starts_with("http_requests_total") && l.contains("status=\"5")).count();
-    let held = status_line.contains(" 201 ") && stored == 1 && exit.is_some_and(|e| e.success()) && !broken.contains(" 5") && server_errors == 0;
+    let server_errors =
+        metrics.lines().filter(|l| l.starts_with("http_requests_total") && l.contains("status=\"5")).count();
+    let held = status_line.contains(" 201 ")
+        && stored == 1
+        && exit.is_some_and(|e| e.success())
+        && !broken.contains(" 5")
+        && server_errors == 0;
     Outcome::new(
         "SIGTERM while a POST /api/locations body was half sent, the rest 500 ms later; then a body cut off",
         format!(

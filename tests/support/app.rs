@@ -46,8 +46,19 @@ pub fn test_config(db_url: &str) -> Config {
         chat_timeout: Duration::from_millis(500),
         optimization_cache_capacity: 10_000,
         optimization_breaker_open: std::time::Duration::from_secs(30),
-        assistant: opsd::config::AssistantConfig { base_url: "http://127.0.0.1:9/v1".into(), api_key: None, model: "test-model".into(), timeout: Duration::from_secs(30), rate_limit_per_minute: 20, daily_tokens_per_team: None },
-        scheduler: opsd::config::SchedulerConfig { base_url: "http://127.0.0.1:9".into(), token: None, company_id: None },
+        assistant: opsd::config::AssistantConfig {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            api_key: None,
+            model: "test-model".into(),
+            timeout: Duration::from_secs(30),
+            rate_limit_per_minute: 20,
+            daily_tokens_per_team: None,
+        },
+        scheduler: opsd::config::SchedulerConfig {
+            base_url: "http://127.0.0.1:9".into(),
+            token: None,
+            company_id: None,
+        },
         push: opsd::config::PushConfig {
             vapid_public_key: Some(crate::push_fake::VAPID_PUBLIC_KEY.to_owned()),
             vapid_private_key: Some(SecretString::from(crate::push_fake::VAPID_PRIVATE_KEY)),

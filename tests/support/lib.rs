@@ -7,8 +7,8 @@ pub mod seven_shifts_fake;
 mod tokens;
 
 pub use app::{TestApp, TestShift, problem, test_config};
-pub use tokens::{ISSUER, TokenMinter, AUTHORIZED_PARTY};
 pub use opsd_test_db::TestDatabase;
+pub use tokens::{AUTHORIZED_PARTY, ISSUER, TokenMinter};
 
 /// The web app's origin the test server trusts for cookie-authenticated changes.
 pub const APP_ORIGIN: &str = "https://app.test.example";

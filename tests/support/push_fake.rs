@@ -13,7 +13,8 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// The test server's VAPID key pair (made with `opsd vapid-keys`; it protects nothing).
-pub const VAPID_PUBLIC_KEY: &str = "BPbVjnR8XXLF3b3zXhbiVApAN4Yj0sSzJDbpXqkMc-cpG0p0i7qpxWhAN1tYbiF8upyNyJG5w677_bxadPr0DBo";
+pub const VAPID_PUBLIC_KEY: &str =
+    "BPbVjnR8XXLF3b3zXhbiVApAN4Yj0sSzJDbpXqkMc-cpG0p0i7qpxWhAN1tYbiF8upyNyJG5w677_bxadPr0DBo";
 pub const VAPID_PRIVATE_KEY: &str = "Metf-eW5YoWhDYhfIgefGxo9kc8b52_ARcWKRhOmiac";
 
 /// A browser's subscription: what it sends to `/api/push/subscribe`.
@@ -66,12 +67,16 @@ impl Endpoint {
             return Err(format!("k is not the server's public key: {key}"));
         }
         let point = URL_SAFE_NO_PAD.decode(&key).map_err(|e| e.to_string())?;
-        let decoding = DecodingKey::from_ec_components(&URL_SAFE_NO_PAD.encode(&point[1..33]), &URL_SAFE_NO_PAD.encode(&point[33..65]))
-            .map_err(|e| e.to_string())?;
+        let decoding = DecodingKey::from_ec_components(
+            &URL_SAFE_NO_PAD.encode(&point[1..33]),
+            &URL_SAFE_NO_PAD.encode(&point[33..65]),
+        )
+        .map_err(|e| e.to_string())?;
         let mut validation = Validation::new(Algorithm::ES256);
         validation.set_audience(&[self.origin.as_str()]);
         validation.set_required_spec_claims(&["exp", "aud"]);
-        let claims = jsonwebtoken::decode::<Value>(&token, &decoding, &validation).map_err(|e| format!("JWT: {e}"))?.claims;
+        let claims =
+            jsonwebtoken::decode::<Value>(&token, &decoding, &validation).map_err(|e| format!("JWT: {e}"))?.claims;
         let exp = claims["exp"].as_i64().ok_or("no exp")?;
         if exp > time::OffsetDateTime::now_utc().unix_timestamp() + 24 * 3600 {
             return Err("exp is more than 24 hours away".into());

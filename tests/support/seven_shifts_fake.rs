@@ -24,7 +24,14 @@ struct State {
 impl Default for State {
     fn default() -> Self {
         // Small pages, so tests walk the cursor.
-        Self { page_size: 2, shifts: HashMap::new(), failing: HashMap::new(), stalled: HashMap::new(), throttle_next: 0, requests: 0 }
+        Self {
+            page_size: 2,
+            shifts: HashMap::new(),
+            failing: HashMap::new(),
+            stalled: HashMap::new(),
+            throttle_next: 0,
+            requests: 0,
+        }
     }
 }
 

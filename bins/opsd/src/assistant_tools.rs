@@ -21,7 +21,9 @@ pub struct AppTools {
 fn location_of(arguments: &Value) -> Result<Option<LocationId>, String> {
     match arguments.get("locationId").and_then(Value::as_str) {
         None => Ok(None),
-        Some(raw) => raw.parse().map(|id| Some(LocationId(id))).map_err(|_| "locationId must be a location id".to_owned()),
+        Some(raw) => {
+            raw.parse().map(|id| Some(LocationId(id))).map_err(|_| "locationId must be a location id".to_owned())
+        }
     }
 }
 
@@ -55,19 +57,24 @@ impl Tools for AppTools {
         let location = location_of(&arguments)?;
         match name {
             "week_labor_summary" => {
-                let week = arguments
-                    .get("weekOf")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| Week::containing(time::OffsetDateTime::now_utc().date()).start().to_string());
+                let week =
+                    arguments.get("weekOf").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| {
+                        Week::containing(time::OffsetDateTime::now_utc().date()).start().to_string()
+                    });
                 let query = OptimizationQuery {
                     team_id: Some(team.to_string()),
                     week_of: Some(week),
                     location_id: location.map(|l| l.to_string()),
                 };
-                let (rendered, _) = self.optimization.report(&query).await.map_err(|_| "the week's data is not available".to_owned())?;
+                let (rendered, _) = self
+                    .optimization
+                    .report(&query)
+                    .await
+                    .map_err(|_| "the week's data is not available".to_owned())?;
                 let report = &rendered.report;
-                Ok(json!({ "weekLabel": report.week_label, "summary": report.summary, "dailySummary": report.daily_summary }))
+                Ok(
+                    json!({ "weekLabel": report.week_label, "summary": report.summary, "dailySummary": report.daily_summary }),
+                )
             }
             "open_incidents" => {
                 let page = self
@@ -88,11 +95,30 @@ impl Tools for AppTools {
             }
             "day_schedule" => {
                 let location = location.ok_or_else(|| "locationId is required".to_owned())?;
-                let date = arguments.get("date").and_then(Value::as_str).ok_or_else(|| "date is required".to_owned())?;
-                let locations = self.teams.list_locations(caller).await.map_err(|_| "the locations are not available".to_owned())?;
-                let slug = locations.iter().find(|l| l.id == location).map(|l| l.slug.as_str().to_owned()).ok_or_else(|| "no such location in your team".to_owned())?;
-                let query = ScheduleViewQuery { start_date: Some(date.into()), end_date: Some(date.into()), limit: Some("500".into()), ..Default::default() };
-                let view = self.schedule.view(&slug, &query).await.map_err(|_| "the schedule is not available".to_owned())?.ok_or_else(|| "no such location".to_owned())?;
+                let date =
+                    arguments.get("date").and_then(Value::as_str).ok_or_else(|| "date is required".to_owned())?;
+                let locations = self
+                    .teams
+                    .list_locations(caller)
+                    .await
+                    .map_err(|_| "the locations are not available".to_owned())?;
+                let slug = locations
+                    .iter()
+                    .find(|l| l.id == location)
+                    .map(|l| l.slug.as_str().to_owned())
+                    .ok_or_else(|| "no such location in your team".to_owned())?;
+                let query = ScheduleViewQuery {
+                    start_date: Some(date.into()),
+                    end_date: Some(date.into()),
+                    limit: Some("500".into()),
+                    ..Default::default()
+                };
+                let view = self
+                    .schedule
+                    .view(&slug, &query)
+                    .await
+                    .map_err(|_| "the schedule is not available".to_owned())?
+                    .ok_or_else(|| "no such location".to_owned())?;
                 // Names, roles and times only: wages stay out of the conversation.
                 let shifts: Vec<Value> = view
                     .shifts

@@ -19,7 +19,9 @@ impl UserPush for AnnouncementPush {
     async fn push(&self, user: &UserId, title: &str, body: &str, url: &str) -> Result<u32, StoreError> {
         let url = SafePath::parse("url", url).unwrap_or_else(|_| SafePath::root());
         // Announcements hold at most 200 + 2000 characters; the cut keeps any within 3 KiB.
-        let Ok(notification) = Notification::new(title.chars().take(200).collect(), body.chars().take(900).collect(), url) else {
+        let Ok(notification) =
+            Notification::new(title.chars().take(200).collect(), body.chars().take(900).collect(), url)
+        else {
             return Ok(0);
         };
         match self.push.notify_user(user, &notification).await {
@@ -44,7 +46,8 @@ impl AlertNotifier for PushAlertNotifier {
     async fn low_rating(&self, alert: &GuestAlert) -> Result<(), String> {
         let location = self.locations.find(&alert.team_id, alert.location_id).await.map_err(|e| e.to_string())?;
         let place = location.map_or_else(|| "one of your locations".to_owned(), |l| l.name);
-        let body = format!("A guest rated their visit {}/5 at {place}. Review the feedback and follow up.", alert.rating);
+        let body =
+            format!("A guest rated their visit {}/5 at {place}. Review the feedback and follow up.", alert.rating);
         let notification =
             Notification::new("Low guest rating".into(), body, SafePath::root()).map_err(|e| e.to_string())?;
         let summary = self.push.notify_admins(&alert.team_id, &notification).await.map_err(|e| e.to_string())?;

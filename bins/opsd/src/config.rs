@@ -114,7 +114,9 @@ impl Config {
         Ok(Self {
             bind_addr: parsed("BIND_ADDR")?.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("a socket address")),
             database: DatabaseConfig {
-                url: text("DATABASE_URL").map(SecretString::from).ok_or(ConfigError { name: "DATABASE_URL", problem: "is required".into() })?,
+                url: text("DATABASE_URL")
+                    .map(SecretString::from)
+                    .ok_or(ConfigError { name: "DATABASE_URL", problem: "is required".into() })?,
                 max_connections: parsed("DATABASE_POOL_SIZE")?.unwrap_or_else(default_pool_size),
                 acquire_timeout: Duration::from_millis(parsed("DATABASE_ACQUIRE_TIMEOUT_MS")?.unwrap_or(3_000)),
                 statement_timeout: Duration::from_millis(parsed("DATABASE_STATEMENT_TIMEOUT_MS")?.unwrap_or(10_000)),

@@ -77,10 +77,13 @@ impl TokenRequest {
 /// and first authorized party so the running server accepts it.
 pub fn mint(request: &TokenRequest) -> anyhow::Result<String> {
     let Some(path) = std::env::var_os(SIGNING_KEY_VARIABLE) else {
-        bail!("dev-token signs only with the dev identity key that `just run` creates ({SIGNING_KEY_VARIABLE}); a real deployment has none");
+        bail!(
+            "dev-token signs only with the dev identity key that `just run` creates ({SIGNING_KEY_VARIABLE}); a real deployment has none"
+        );
     };
     let pem = std::fs::read(&path).with_context(|| format!("{SIGNING_KEY_VARIABLE}: reading {path:?}"))?;
-    let key = EncodingKey::from_rsa_pem(&pem).with_context(|| format!("{SIGNING_KEY_VARIABLE}: not an RSA private key"))?;
+    let key =
+        EncodingKey::from_rsa_pem(&pem).with_context(|| format!("{SIGNING_KEY_VARIABLE}: not an RSA private key"))?;
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     let mut claims = serde_json::json!({
         "sub": request.user, "iat": now, "nbf": now - 5, "exp": now + request.hours * 3600, "v": 2,
@@ -91,7 +94,11 @@ pub fn mint(request: &TokenRequest) -> anyhow::Result<String> {
     if let Some(issuer) = std::env::var("IDENTITY_ISSUER").ok().filter(|v| !v.trim().is_empty()) {
         claims["iss"] = issuer.trim().into();
     }
-    if let Some(party) = std::env::var("IDENTITY_AUTHORIZED_PARTIES").ok().and_then(|v| v.split(',').next().map(str::trim).map(str::to_owned)).filter(|p| !p.is_empty()) {
+    if let Some(party) = std::env::var("IDENTITY_AUTHORIZED_PARTIES")
+        .ok()
+        .and_then(|v| v.split(',').next().map(str::trim).map(str::to_owned))
+        .filter(|p| !p.is_empty())
+    {
         claims["azp"] = party.into();
     }
     let mut header = Header::new(Algorithm::RS256);
@@ -109,8 +116,12 @@ mod tests {
 
     #[test]
     fn arguments_name_the_user_team_and_role() {
-        let request = TokenRequest::from_args(&args(&["--user", "user_demo", "--team", "org_demo", "--role", "member"])).unwrap();
-        assert_eq!(request, TokenRequest { user: "user_demo".into(), team: Some("org_demo".into()), role: "member".into(), hours: 12 });
+        let request =
+            TokenRequest::from_args(&args(&["--user", "user_demo", "--team", "org_demo", "--role", "member"])).unwrap();
+        assert_eq!(
+            request,
+            TokenRequest { user: "user_demo".into(), team: Some("org_demo".into()), role: "member".into(), hours: 12 }
+        );
         assert!(TokenRequest::from_args(&args(&["--team", "org_demo"])).is_err(), "the user is required");
         assert!(TokenRequest::from_args(&args(&["--user", "u", "--role", "owner"])).is_err());
         assert!(TokenRequest::from_args(&args(&["--user"])).is_err());

@@ -120,7 +120,10 @@ impl ApiError {
                 errors
                     .errors()
                     .iter()
-                    .map(|FieldError { field, message }| ProblemField { field: field.clone(), message: message.clone() })
+                    .map(|FieldError { field, message }| ProblemField {
+                        field: field.clone(),
+                        message: message.clone(),
+                    })
                     .collect(),
             ),
             _ => None,

@@ -12,8 +12,8 @@ mod openapi;
 mod routes;
 pub mod seed;
 mod startup;
-mod supervisor;
 mod state;
+mod supervisor;
 pub mod telemetry;
 
 pub use errors::ApiError;

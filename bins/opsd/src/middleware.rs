@@ -69,11 +69,14 @@ pub async fn security_headers(
     if credentialed && !headers.contains_key(header::CACHE_CONTROL) {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
-    let is_html = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));
+    let is_html =
+        headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));
     if is_html && !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
         headers.insert(
             header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"),
+            HeaderValue::from_static(
+                "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
+            ),
         );
     }
     Ok(response)
@@ -90,7 +93,8 @@ pub async fn catch_panics(
     match AssertUnwindSafe(next.call(req)).catch_unwind().await {
         Ok(response) => Ok(response?.map_into_boxed_body()),
         Err(panic) => {
-            let message = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+            let message =
+                panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
             tracing::error!(panic = message.unwrap_or("(no message)"), "a handler panicked");
             if let Some(metrics) = metrics {
                 metrics.panics.inc();
@@ -163,7 +167,8 @@ impl HttpMetrics {
             &labels,
         )
         .expect("a valid histogram");
-        let panics = prometheus::IntCounter::new("http_panics_total", "Handlers that panicked (answered 500)").expect("a valid counter");
+        let panics = prometheus::IntCounter::new("http_panics_total", "Handlers that panicked (answered 500)")
+            .expect("a valid counter");
         registry.register(Box::new(requests.clone())).expect("registered once");
         registry.register(Box::new(latency.clone())).expect("registered once");
         registry.register(Box::new(panics.clone())).expect("registered once");
@@ -220,7 +225,15 @@ mod tests {
                 .wrap(from_fn(catch_panics))
                 .wrap(from_fn(record_metrics))
                 .wrap(from_fn(request_id))
-                .route("/boom", web::get().to(|| async { if true { panic!("secret detail") } "unreachable" })),
+                .route(
+                    "/boom",
+                    web::get().to(|| async {
+                        if true {
+                            panic!("secret detail")
+                        }
+                        "unreachable"
+                    }),
+                ),
         )
         .await;
         let request = test::TestRequest::get().uri("/boom").insert_header(("x-request-id", "req-42")).to_request();
@@ -242,19 +255,49 @@ mod tests {
             App::new()
                 .wrap(from_fn(security_headers))
                 .route("/json", web::get().to(|| async { actix_web::HttpResponse::Ok().json(1) }))
-                .route("/stream", web::get().to(|| async { actix_web::HttpResponse::Ok().insert_header(("cache-control", "no-cache")).finish() }))
-                .route("/page", web::get().to(|| async { actix_web::HttpResponse::Ok().content_type("text/html; charset=utf-8").body("<p>hi</p>") })),
+                .route(
+                    "/stream",
+                    web::get().to(|| async {
+                        actix_web::HttpResponse::Ok().insert_header(("cache-control", "no-cache")).finish()
+                    }),
+                )
+                .route(
+                    "/page",
+                    web::get().to(|| async {
+                        actix_web::HttpResponse::Ok().content_type("text/html; charset=utf-8").body("<p>hi</p>")
+                    }),
+                ),
         )
         .await;
         let anonymous = test::call_service(&app, test::TestRequest::get().uri("/json").to_request()).await;
         assert_eq!(anonymous.headers().get("x-content-type-options").unwrap(), "nosniff");
         assert!(anonymous.headers().get("cache-control").is_none());
-        let bearer = test::call_service(&app, test::TestRequest::get().uri("/json").insert_header(("authorization", "Bearer x")).to_request()).await;
+        let bearer = test::call_service(
+            &app,
+            test::TestRequest::get().uri("/json").insert_header(("authorization", "Bearer x")).to_request(),
+        )
+        .await;
         assert_eq!(bearer.headers().get("cache-control").unwrap(), "no-store");
-        let cookie = test::call_service(&app, test::TestRequest::get().uri("/page").insert_header(("cookie", "__session=x")).to_request()).await;
+        let cookie = test::call_service(
+            &app,
+            test::TestRequest::get().uri("/page").insert_header(("cookie", "__session=x")).to_request(),
+        )
+        .await;
         assert_eq!(cookie.headers().get("cache-control").unwrap(), "no-store");
-        assert!(cookie.headers().get("content-security-policy").unwrap().to_str().unwrap().starts_with("default-src 'self'"));
-        let stream = test::call_service(&app, test::TestRequest::get().uri("/stream").insert_header(("authorization", "Bearer x")).to_request()).await;
+        assert!(
+            cookie
+                .headers()
+                .get("content-security-policy")
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("default-src 'self'")
+        );
+        let stream = test::call_service(
+            &app,
+            test::TestRequest::get().uri("/stream").insert_header(("authorization", "Bearer x")).to_request(),
+        )
+        .await;
         assert_eq!(stream.headers().get("cache-control").unwrap(), "no-cache", "a handler's own choice stands");
     }
 
@@ -262,7 +305,10 @@ mod tests {
     async fn invented_methods_are_counted_as_other_and_unknown_paths_as_unmatched() {
         let metrics = web::Data::new(HttpMetrics::new());
         let app = test::init_service(
-            App::new().app_data(metrics.clone()).wrap(from_fn(record_metrics)).route("/a", web::get().to(|| async { "a" })),
+            App::new()
+                .app_data(metrics.clone())
+                .wrap(from_fn(record_metrics))
+                .route("/a", web::get().to(|| async { "a" })),
         )
         .await;
         let invented = actix_web::http::Method::from_bytes(b"BREW").unwrap();
@@ -272,7 +318,12 @@ mod tests {
         let labels: Vec<String> = families
             .iter()
             .filter(|f| f.name() == "http_requests_total")
-            .flat_map(|f| f.get_metric().iter().map(|m| m.get_label().iter().map(|l| l.value().to_owned()).collect::<Vec<_>>().join(" ")).collect::<Vec<_>>())
+            .flat_map(|f| {
+                f.get_metric()
+                    .iter()
+                    .map(|m| m.get_label().iter().map(|l| l.value().to_owned()).collect::<Vec<_>>().join(" "))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         assert!(labels.iter().all(|l| !l.contains("BREW") && !l.contains("/nowhere")), "{labels:?}");
         assert!(labels.iter().any(|l| l.starts_with("other")), "{labels:?}");

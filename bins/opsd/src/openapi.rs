@@ -14,15 +14,15 @@ use opsd_reports::{
 };
 
 use opsd_optimization::{
-    Block, DailyRow, DayGoal, GoalRequest, GoalsRequest, GoalsResponse, LaborRow, OptimizationReport, SalesIngestRequest,
-    SalesReportRow, SalesRowRequest, Summary, WeeklySummary,
+    Block, DailyRow, DayGoal, GoalRequest, GoalsRequest, GoalsResponse, LaborRow, OptimizationReport,
+    SalesIngestRequest, SalesReportRow, SalesRowRequest, Summary, WeeklySummary,
 };
 
-use opsd_coupons::{Offer, OfferRequest, Reservation, ReservationState};
 use opsd_assistant::{ChatRequest, MessageIn};
+use opsd_coupons::{Offer, OfferRequest, Reservation, ReservationState};
 use opsd_nudges::{Announcement, AnnouncementRequest};
-use opsd_scheduling::{ScheduleView, ViewShift};
 use opsd_push::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
+use opsd_scheduling::{ScheduleView, ViewShift};
 
 use crate::routes::{
     self, CommentRequest, LocationView, NewLocationRequest, StatusRequest, TeamSettingsRequest, TeamSettingsView,
@@ -91,7 +91,9 @@ impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
         let bearer = |description: &str| {
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build())
+            SecurityScheme::Http(
+                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build(),
+            )
         };
         components.add_security_scheme("bearer", bearer("An RS256 session JWT of the identity provider."));
         components.add_security_scheme("apiKey", bearer("A service API key (API_KEY)."));
@@ -115,14 +117,14 @@ impl Modify for ProblemResponses {
         use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
         let problem = ResponseBuilder::new()
             .description("An error, as RFC 9457 problem details")
-            .content("application/problem+json", ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build())
+            .content(
+                "application/problem+json",
+                ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build(),
+            )
             .build();
         for item in openapi.paths.paths.values_mut() {
-            for operation in [
-                &mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch,
-            ]
-            .into_iter()
-            .flatten()
+            for operation in
+                [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
             {
                 operation.responses.responses.entry("default".into()).or_insert_with(|| problem.clone().into());
             }

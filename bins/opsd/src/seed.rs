@@ -161,9 +161,11 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
             store.ingest_sales(&team, chunk).await.map_err(|e| anyhow::anyhow!("seeding sales: {e}"))?;
         }
         let now = OffsetDateTime::now_utc();
-        conn.transaction::<_, diesel::result::Error, _>(async |conn| upsert_shifts(conn, LocationId(id), &shifts, now).await)
-            .await
-            .context("seeding shifts")?;
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            upsert_shifts(conn, LocationId(id), &shifts, now).await
+        })
+        .await
+        .context("seeding shifts")?;
     }
     Ok(DemoTeam {
         team_id: DEMO_TEAM.into(),

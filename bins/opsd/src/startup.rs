@@ -15,21 +15,23 @@ use opsd_identity::{
 };
 use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
+use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_optimization::{CircuitBreaker, OptimizationService};
 use opsd_outbound::{
-    ChatCompletions, ChatCompletionsConfig, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig, SlackWebhookChat, VapidKeys,
-    VapidPushSender,
+    ChatCompletions, ChatCompletionsConfig, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig,
+    SlackWebhookChat, VapidKeys, VapidPushSender,
 };
-use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
-use opsd_nudges::{AnnouncementService, NudgeJobs};
 use opsd_push::PushService;
+use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
 
 use crate::assistant_tools::AppTools;
 use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
 use opsd_postgres::{
-    Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgContactStore, PgCouponStore, PgExpiryStore,
-    PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore, PgLocationStore,
-    PgAnnouncementStore, PgThreadStore, PgUsageStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgScheduleStore, PgSubscriptionStore, PgReportStore, PgTeamCacheInvalidation, PgTeamSettingsStore, connect_invalidation_listener,
+    Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgAnnouncementStore, PgContactStore,
+    PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore,
+    PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgReportStore, PgScheduleStore,
+    PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore, PgUsageStore,
+    connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -40,9 +42,9 @@ use tokio::task::JoinHandle;
 use crate::config::Config;
 use crate::extract::json::BODY_LIMIT;
 use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id, security_headers};
-use crate::supervisor::Supervisor;
 use crate::routes;
 use crate::state::AppState;
+use crate::supervisor::Supervisor;
 
 /// A push service that does not answer in this long counts as a failed delivery.
 const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -125,8 +127,11 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     });
     let instance = uuid::Uuid::new_v4();
     let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone(), instance));
-    let first = connect_invalidation_listener(config.database.url.expose_secret()).await.context("listening for cache invalidations")?;
-    let mut background = vec![supervise_listener(supervisor, first, config.database.url.clone(), on_invalidation, instance)];
+    let first = connect_invalidation_listener(config.database.url.expose_secret())
+        .await
+        .context("listening for cache invalidations")?;
+    let mut background =
+        vec![supervise_listener(supervisor, first, config.database.url.clone(), on_invalidation, instance)];
 
     let authenticator = Authenticator::new(
         TokenVerifier::new(
@@ -169,9 +174,10 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
             time::Duration::try_from(config.coupons.guest_event_lease).context("GUEST_EVENT_LEASE_SECONDS")?,
         ));
         let wake = guest_event_wake.clone();
-        background.push(supervisor.spawn("guest-event-worker", move || {
-            Box::pin(run_guest_event_worker(worker.clone(), wake.clone()))
-        }));
+        background.push(
+            supervisor
+                .spawn("guest-event-worker", move || Box::pin(run_guest_event_worker(worker.clone(), wake.clone()))),
+        );
     }
     let nudges = NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone());
     let announcements = AnnouncementService::new(
@@ -193,8 +199,9 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         _ => None,
     };
     let schedule = Arc::new(LegacyScheduleView::new(schedule_store.clone(), clock.clone()));
-    let schedule_sync = seven_shifts
-        .map(|provider| ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone()));
+    let schedule_sync = seven_shifts.map(|provider| {
+        ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone())
+    });
 
     let teams = Arc::new(TeamService::new(locations.clone(), settings.clone(), Arc::new(outbound)));
     let incidents = Arc::new(IncidentService::new(
@@ -206,7 +213,10 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         Arc::new(PgAnalyticsStore::new(db.clone())),
         Arc::new(cache),
         cache_invalidation.clone(),
-        CircuitBreaker::new(clock.clone(), time::Duration::try_from(config.optimization_breaker_open).context("OPTIMIZATION_BREAKER_OPEN_SECONDS")?),
+        CircuitBreaker::new(
+            clock.clone(),
+            time::Duration::try_from(config.optimization_breaker_open).context("OPTIMIZATION_BREAKER_OPEN_SECONDS")?,
+        ),
     ));
     let model = config.assistant.api_key.as_ref().map(|key| {
         Arc::new(ChatCompletions::new(ChatCompletionsConfig {
@@ -220,7 +230,12 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     let assistant = AssistantService::new(
         model,
         AssistantPorts {
-            tools: Arc::new(AppTools { optimization: optimization.clone(), incidents: incidents.clone(), schedule: schedule.clone(), teams: teams.clone() }),
+            tools: Arc::new(AppTools {
+                optimization: optimization.clone(),
+                incidents: incidents.clone(),
+                schedule: schedule.clone(),
+                teams: teams.clone(),
+            }),
             threads: Arc::new(PgThreadStore::new(db.clone())),
             clock: clock.clone(),
             limiter: rate_limiter.clone(),
@@ -259,11 +274,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         ),
         guest_event_wake,
         contact_retention_days: config.contact_retention_days,
-        jobs: Arc::new(JobRunner::new(
-            Arc::new(PgJobLocks::new(db.clone())),
-            Arc::new(PgJobRunStore::new(db)),
-            clock,
-        )),
+        jobs: Arc::new(JobRunner::new(Arc::new(PgJobLocks::new(db.clone())), Arc::new(PgJobRunStore::new(db)), clock)),
     };
     Ok((state, background))
 }
@@ -285,7 +296,9 @@ fn supervise_listener(
             let listener = match first {
                 Some(listener) => listener,
                 None => {
-                    let listener = connect_invalidation_listener(url.expose_secret()).await.map_err(|error| format!("reconnecting: {error}"))?;
+                    let listener = connect_invalidation_listener(url.expose_secret())
+                        .await
+                        .map_err(|error| format!("reconnecting: {error}"))?;
                     handler(None);
                     listener
                 }
@@ -341,8 +354,10 @@ fn signing_keys(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<KeySou
         return Ok(KeySource::Static(key));
     }
     let policy = JwksPolicy {
-        refresh_after: time::Duration::try_from(config.identity.jwks_refresh).context("IDENTITY_JWKS_REFRESH_SECONDS")?,
-        max_stale: time::Duration::try_from(config.identity.jwks_max_stale).context("IDENTITY_JWKS_MAX_STALE_SECONDS")?,
+        refresh_after: time::Duration::try_from(config.identity.jwks_refresh)
+            .context("IDENTITY_JWKS_REFRESH_SECONDS")?,
+        max_stale: time::Duration::try_from(config.identity.jwks_max_stale)
+            .context("IDENTITY_JWKS_MAX_STALE_SECONDS")?,
     };
     if let Some(url) = &config.identity.jwks_url {
         let fetcher = Arc::new(HttpJwksFetcher::new(url.clone()));
@@ -360,4 +375,3 @@ impl opsd_identity::JwksFetcher for NoKeys {
         Ok(opsd_identity::JwkSet { keys: Vec::new() })
     }
 }
-

@@ -4,13 +4,13 @@ use opsd_assistant::AssistantService;
 use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake};
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
-use opsd_optimization::OptimizationService;
+use opsd_jobs::JobRunner;
 use opsd_nudges::{AnnouncementService, NudgeJobs};
+use opsd_optimization::OptimizationService;
+use opsd_postgres::Db;
 use opsd_push::PushService;
 use opsd_reports::ReportService;
 use opsd_scheduling::{LegacyScheduleView, ScheduleService};
-use opsd_jobs::JobRunner;
-use opsd_postgres::Db;
 use opsd_teams::TeamService;
 
 use crate::config::CredentialsConfig;

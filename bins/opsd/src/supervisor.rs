@@ -43,10 +43,16 @@ pub struct Supervisor {
 
 impl Supervisor {
     pub fn new(registry: &Registry) -> Self {
-        let up = IntGaugeVec::new(Opts::new("opsd_background_task_up", "1 while a background task runs, 0 while it restarts"), &["task"])
-            .expect("a valid gauge");
-        let restarts = IntCounterVec::new(Opts::new("opsd_background_task_restarts_total", "Restarts of a background task"), &["task"])
-            .expect("a valid counter");
+        let up = IntGaugeVec::new(
+            Opts::new("opsd_background_task_up", "1 while a background task runs, 0 while it restarts"),
+            &["task"],
+        )
+        .expect("a valid gauge");
+        let restarts = IntCounterVec::new(
+            Opts::new("opsd_background_task_restarts_total", "Restarts of a background task"),
+            &["task"],
+        )
+        .expect("a valid counter");
         registry.register(Box::new(up.clone())).expect("registered once");
         registry.register(Box::new(restarts.clone())).expect("registered once");
         Self { tasks: Arc::default(), up, restarts }
@@ -134,7 +140,10 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(1_200)).await;
         assert_eq!(runs.load(Ordering::SeqCst), 3, "restarted after a panic and after an error");
         let state = supervisor.states()["flaky"].clone();
-        assert_eq!(state, TaskState { state: "running", restarts: 2, last_error: Some("the second run loses its connection".into()) });
+        assert_eq!(
+            state,
+            TaskState { state: "running", restarts: 2, last_error: Some("the second run loses its connection".into()) }
+        );
         assert_eq!(supervisor.up.with_label_values(&["flaky"]).get(), 1);
         assert_eq!(supervisor.restarts.with_label_values(&["flaky"]).get(), 2);
         handle.abort();

@@ -28,7 +28,10 @@ async fn push_deliveries_ignore_proxy_variables() {
         .env("VAPID_PRIVATE_KEY", vapid_private)
         .env("OUTBOUND_ALLOW_LOOPBACK", "true")
         .env("RUST_LOG", "warn")
-        .envs(["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"].map(|name| (name, proxy.as_str())))
+        .envs(
+            ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"]
+                .map(|name| (name, proxy.as_str())),
+        )
         .env_remove("NO_PROXY")
         .env_remove("no_proxy")
         .stdout(Stdio::null())
@@ -54,8 +57,16 @@ async fn push_deliveries_ignore_proxy_variables() {
         .await
         .unwrap();
     assert_eq!(subscribed.status(), 200);
-    let sent: serde_json::Value =
-        client.post(format!("{base}/api/push/send")).bearer_auth(&token).json(&serde_json::json!({ "title": "Hi" })).send().await.unwrap().json().await.unwrap();
+    let sent: serde_json::Value = client
+        .post(format!("{base}/api/push/send"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({ "title": "Hi" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(sent["sent"], 1, "{sent}");
     assert_eq!(pushed.load(Ordering::SeqCst), 1, "the push went straight to its endpoint");
     assert_eq!(proxied.load(Ordering::SeqCst), 0, "nothing went through the proxy");

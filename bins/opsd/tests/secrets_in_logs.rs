@@ -63,7 +63,9 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
     let location: serde_json::Value = client
         .post(format!("{base}/api/locations"))
         .bearer_auth(&user)
-        .json(&serde_json::json!({ "name": "Secret", "slug": "secret", "timezone": "UTC", "schedulerLocationId": "100" }))
+        .json(
+            &serde_json::json!({ "name": "Secret", "slug": "secret", "timezone": "UTC", "schedulerLocationId": "100" }),
+        )
         .send()
         .await
         .unwrap()
@@ -71,8 +73,15 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
         .await
         .unwrap();
     for job in [
-        "keep-alive", "report-reminder", "check-compliance", "aggregate-heroes", "publish-scheduled-announcements",
-        "prune-soft-deleted-contacts", "sync-schedule-from-7shifts", "sync-7shifts-roles", "expire-coupons",
+        "keep-alive",
+        "report-reminder",
+        "check-compliance",
+        "aggregate-heroes",
+        "publish-scheduled-announcements",
+        "prune-soft-deleted-contacts",
+        "sync-schedule-from-7shifts",
+        "sync-7shifts-roles",
+        "expire-coupons",
     ] {
         let answer = client.get(format!("{base}/cron/{job}")).bearer_auth(CRON_SECRET).send().await.unwrap();
         assert!(answer.status().is_success(), "{job}: {}", answer.status());
@@ -80,11 +89,24 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
     // A wrong secret is logged as refused, never echoed.
     client.get(format!("{base}/cron/report-reminder")).bearer_auth(format!("{CRON_SECRET}x")).send().await.unwrap();
     let week = "2026-11-14";
-    let report = client.get(format!("{base}/api/analytics/optimization?teamId=org_secret&weekOf={week}")).bearer_auth(API_KEY).send().await.unwrap();
+    let report = client
+        .get(format!("{base}/api/analytics/optimization?teamId=org_secret&weekOf={week}"))
+        .bearer_auth(API_KEY)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(report.status(), 200);
     for (path, secret, body) in [
-        ("/api/webhooks/identity", IDENTITY_WEBHOOK_SECRET, serde_json::json!({ "type": "user.created", "data": { "id": "user_secret", "updated_at": 1, "email_addresses": [] } })),
-        ("/api/automation/coupons", COUPON_WEBHOOK_SECRET, serde_json::json!({ "type": "rating", "rating": 5, "teamId": "org_secret", "locationId": location["id"], "guestId": "g" })),
+        (
+            "/api/webhooks/identity",
+            IDENTITY_WEBHOOK_SECRET,
+            serde_json::json!({ "type": "user.created", "data": { "id": "user_secret", "updated_at": 1, "email_addresses": [] } }),
+        ),
+        (
+            "/api/automation/coupons",
+            COUPON_WEBHOOK_SECRET,
+            serde_json::json!({ "type": "rating", "rating": 5, "teamId": "org_secret", "locationId": location["id"], "guestId": "g" }),
+        ),
     ] {
         let bytes = serde_json::to_vec(&body).unwrap();
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
@@ -101,7 +123,13 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
             .unwrap();
         assert!(answer.status().is_success(), "{path}: {}", answer.status());
     }
-    let pushed = client.post(format!("{base}/api/push/send")).bearer_auth(&user).json(&serde_json::json!({ "title": "Hi" })).send().await.unwrap();
+    let pushed = client
+        .post(format!("{base}/api/push/send"))
+        .bearer_auth(&user)
+        .json(&serde_json::json!({ "title": "Hi" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(pushed.status(), 200);
     let chat = client
         .post(format!("{base}/api/assistant/chat"))
@@ -120,8 +148,14 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
     assert!(written.lines().count() > 100, "a trace log was written");
     let whsec = |secret: &'static str| secret.trim_start_matches("whsec_");
     for secret in [
-        API_KEY, CRON_SECRET, whsec(IDENTITY_WEBHOOK_SECRET), whsec(COUPON_WEBHOOK_SECRET), SCHEDULER_TOKEN, ASSISTANT_KEY,
-        DATABASE_PASSWORD, vapid_private.as_str(),
+        API_KEY,
+        CRON_SECRET,
+        whsec(IDENTITY_WEBHOOK_SECRET),
+        whsec(COUPON_WEBHOOK_SECRET),
+        SCHEDULER_TOKEN,
+        ASSISTANT_KEY,
+        DATABASE_PASSWORD,
+        vapid_private.as_str(),
     ] {
         assert!(!written.contains(secret), "the log holds a secret: {secret}");
     }

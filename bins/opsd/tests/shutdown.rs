@@ -20,7 +20,10 @@ async fn sigterm_finishes_requests_in_flight_and_exits_zero() {
                 let _ = socket.read(&mut buffer).await;
                 tokio::time::sleep(Duration::from_millis(1500)).await;
                 let body = r#"{"keys":[]}"#;
-                let answer = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = socket.write_all(answer.as_bytes()).await;
             });
         }

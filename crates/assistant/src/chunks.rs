@@ -71,10 +71,21 @@ mod tests {
     fn chunks_serialize_as_the_protocol_names_them() {
         assert_eq!(UiChunk::StartStep.to_sse(), "data: {\"type\":\"start-step\"}\n\n");
         let delta = UiChunk::TextDelta { id: "t1".into(), delta: "Hi".into() };
-        assert_eq!(serde_json::to_value(delta).unwrap(), serde_json::json!({ "type": "text-delta", "id": "t1", "delta": "Hi" }));
-        let tool = UiChunk::ToolInputAvailable { tool_call_id: "c1".into(), tool_name: "open_incidents".into(), input: serde_json::json!({}), provider_executed: true };
+        assert_eq!(
+            serde_json::to_value(delta).unwrap(),
+            serde_json::json!({ "type": "text-delta", "id": "t1", "delta": "Hi" })
+        );
+        let tool = UiChunk::ToolInputAvailable {
+            tool_call_id: "c1".into(),
+            tool_name: "open_incidents".into(),
+            input: serde_json::json!({}),
+            provider_executed: true,
+        };
         assert_eq!(serde_json::to_value(tool).unwrap()["toolCallId"], "c1");
         let finish = UiChunk::Finish { finish_reason: "stop" };
-        assert_eq!(serde_json::to_value(finish).unwrap(), serde_json::json!({ "type": "finish", "finishReason": "stop" }));
+        assert_eq!(
+            serde_json::to_value(finish).unwrap(),
+            serde_json::json!({ "type": "finish", "finishReason": "stop" })
+        );
     }
 }

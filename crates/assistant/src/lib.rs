@@ -14,4 +14,6 @@ pub use ports::{
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockLanguageModel, MockThreadStore, MockTools, MockUsageStore};
 pub use request::{ChatMessage, ChatRequest, MessageIn, Role};
-pub use service::{AssistantLimits, AssistantPorts, AssistantService, ChatError, MAX_STEPS, REPLAYED_CHARS, REPLAYED_TURNS};
+pub use service::{
+    AssistantLimits, AssistantPorts, AssistantService, ChatError, MAX_STEPS, REPLAYED_CHARS, REPLAYED_TURNS,
+};

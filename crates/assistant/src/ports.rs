@@ -76,9 +76,13 @@ pub enum ModelEvent {
     /// A complete tool call (the adapter assembles streamed fragments).
     ToolCall(ToolCall),
     /// The step ended; `length` means the output limit was hit.
-    Finished { reason: String },
+    Finished {
+        reason: String,
+    },
     /// Tokens the provider counted for this step (prompt and completion).
-    Usage { total_tokens: u64 },
+    Usage {
+        total_tokens: u64,
+    },
 }
 
 pub type ModelStream = BoxStream<'static, Result<ModelEvent, ModelError>>;

@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(field(json!({ "messages": [] })), "messages");
         assert_eq!(field(json!({ "messages": [{ "role": "system", "content": "obey" }] })), "messages[0].role");
         assert_eq!(field(json!({ "messages": [{ "role": "user", "content": "" }] })), "messages[0].content");
-        assert_eq!(field(json!({ "messages": [{ "role": "user", "content": "x".repeat(20_001) }] })), "messages[0].content");
+        assert_eq!(
+            field(json!({ "messages": [{ "role": "user", "content": "x".repeat(20_001) }] })),
+            "messages[0].content"
+        );
         assert_eq!(field(json!({ "messages": [{ "role": "user", "content": "x" }], "threadId": "t" })), "threadId");
         let many: Vec<Value> = (0..101).map(|_| json!({ "role": "user", "content": "x" })).collect();
         assert_eq!(field(json!({ "messages": many })), "messages");

@@ -7,7 +7,10 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::chunks::UiChunk;
-use crate::ports::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools, UsageStore};
+use crate::ports::{
+    LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools,
+    UsageStore,
+};
 use crate::request::{ChatMessage, ChatRequest, Role};
 
 /// Model calls in one answer: the first, and up to four after tool results.
@@ -87,11 +90,18 @@ impl AssistantService {
     /// Checks the request and the thread, records the user's message, and returns the thread and
     /// the answer as a stream of chunks. Provider failures become an error chunk in the stream,
     /// never an error here.
-    pub async fn chat(&self, caller: &Caller, request: &ChatRequest) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
+    pub async fn chat(
+        &self,
+        caller: &Caller,
+        request: &ChatRequest,
+    ) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
         let team = caller.team_id()?.clone();
         let (messages, thread) = request.parse()?;
         let key = format!("assistant:{}", caller.user_id);
-        self.limiter.hit(&key, self.limits.per_user_per_minute, self.clock.now()).await?.map_err(ChatError::RateLimited)?;
+        self.limiter
+            .hit(&key, self.limits.per_user_per_minute, self.clock.now())
+            .await?
+            .map_err(ChatError::RateLimited)?;
         let (thread, messages) = match thread {
             Some(id) => {
                 let thread = ThreadId(id);
@@ -123,7 +133,16 @@ impl AssistantService {
             tracing::info!(team = %team, "the team's daily assistant token budget is spent");
             return Ok((thread, refused(ModelError::OutputLimit)));
         }
-        let answer = answer(self.model.clone(), self.tools.clone(), self.threads.clone(), self.usage.clone(), self.clock.clone(), caller.clone(), thread, history);
+        let answer = answer(
+            self.model.clone(),
+            self.tools.clone(),
+            self.threads.clone(),
+            self.usage.clone(),
+            self.clock.clone(),
+            caller.clone(),
+            thread,
+            history,
+        );
         Ok((thread, answer))
     }
 }
@@ -161,7 +180,9 @@ fn estimated_tokens(history: &[ModelMessage], output: usize) -> u64 {
         .iter()
         .map(|m| match m {
             ModelMessage::System(text) | ModelMessage::User(text) => text.len(),
-            ModelMessage::Assistant { text, tool_calls } => text.len() + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>(),
+            ModelMessage::Assistant { text, tool_calls } => {
+                text.len() + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()
+            }
             ModelMessage::Tool { content, .. } => content.len(),
         })
         .sum();
@@ -287,7 +308,10 @@ mod tests {
     use crate::ports::{MockLanguageModel, MockThreadStore, MockTools, MockUsageStore};
 
     fn caller() -> Caller {
-        Caller { user_id: UserId::new("user_1"), membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role: TeamRole::Member }) }
+        Caller {
+            user_id: UserId::new("user_1"),
+            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role: TeamRole::Member }),
+        }
     }
 
     fn clock() -> Arc<MockClock> {
@@ -316,8 +340,18 @@ mod tests {
         usage
     }
 
-    fn service_with(model: Option<Arc<dyn LanguageModel>>, tools: MockTools, threads: MockThreadStore) -> AssistantService {
-        let ports = AssistantPorts { tools: Arc::new(tools), threads: Arc::new(threads), clock: clock(), limiter: Arc::new(allow_all()), usage: Arc::new(no_usage()) };
+    fn service_with(
+        model: Option<Arc<dyn LanguageModel>>,
+        tools: MockTools,
+        threads: MockThreadStore,
+    ) -> AssistantService {
+        let ports = AssistantPorts {
+            tools: Arc::new(tools),
+            threads: Arc::new(threads),
+            clock: clock(),
+            limiter: Arc::new(allow_all()),
+            usage: Arc::new(no_usage()),
+        };
         AssistantService::new(model, ports, AssistantLimits::default())
     }
 
@@ -328,7 +362,8 @@ mod tests {
     }
 
     fn request() -> ChatRequest {
-        serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "How many open incidents?" }] })).unwrap()
+        serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "How many open incidents?" }] }))
+            .unwrap()
     }
 
     fn events(list: Vec<Result<ModelEvent, ModelError>>) -> crate::ports::ModelStream {
@@ -352,10 +387,20 @@ mod tests {
         model.expect_stream().times(2).returning(move |request| {
             step += 1;
             Ok(if step == 1 {
-                events(vec![Ok(ModelEvent::ToolCall(ToolCall { id: "c1".into(), name: "open_incidents".into(), arguments: "{\"locationId\":\"x\"}".into() }))])
+                events(vec![Ok(ModelEvent::ToolCall(ToolCall {
+                    id: "c1".into(),
+                    name: "open_incidents".into(),
+                    arguments: "{\"locationId\":\"x\"}".into(),
+                }))])
             } else {
-                assert!(matches!(request.messages.last(), Some(ModelMessage::Tool { content, .. }) if content.contains("2")));
-                events(vec![Ok(ModelEvent::TextDelta("Two ".into())), Ok(ModelEvent::TextDelta("open.".into())), Ok(ModelEvent::Finished { reason: "stop".into() })])
+                assert!(
+                    matches!(request.messages.last(), Some(ModelMessage::Tool { content, .. }) if content.contains("2"))
+                );
+                events(vec![
+                    Ok(ModelEvent::TextDelta("Two ".into())),
+                    Ok(ModelEvent::TextDelta("open.".into())),
+                    Ok(ModelEvent::Finished { reason: "stop".into() }),
+                ])
             })
         });
         let mut tools = tools();
@@ -363,36 +408,72 @@ mod tests {
         let chunks = run(model, tools).await;
         assert_eq!(
             types(&chunks),
-            ["start", "start-step", "tool-input-available", "tool-output-available", "finish-step", "start-step", "text-start", "text-delta", "text-delta", "text-end", "finish-step", "finish"]
+            [
+                "start",
+                "start-step",
+                "tool-input-available",
+                "tool-output-available",
+                "finish-step",
+                "start-step",
+                "text-start",
+                "text-delta",
+                "text-delta",
+                "text-end",
+                "finish-step",
+                "finish"
+            ]
         );
     }
 
     #[tokio::test]
     async fn a_provider_failure_mid_stream_ends_with_the_classified_error_part() {
         let mut model = MockLanguageModel::new();
-        model.expect_stream().returning(|_| Ok(events(vec![Ok(ModelEvent::TextDelta("Hal".into())), Err(ModelError::Network)])));
+        model
+            .expect_stream()
+            .returning(|_| Ok(events(vec![Ok(ModelEvent::TextDelta("Hal".into())), Err(ModelError::Network)])));
         let chunks = run(model, tools()).await;
-        assert_eq!(types(&chunks), ["start", "start-step", "text-start", "text-delta", "text-end", "error", "finish-step", "finish"]);
-        assert_eq!(chunks[5], UiChunk::Error { error_text: "The assistant could not complete this answer. [provider_network]".into() });
+        assert_eq!(
+            types(&chunks),
+            ["start", "start-step", "text-start", "text-delta", "text-end", "error", "finish-step", "finish"]
+        );
+        assert_eq!(
+            chunks[5],
+            UiChunk::Error { error_text: "The assistant could not complete this answer. [provider_network]".into() }
+        );
     }
 
     #[tokio::test]
     async fn an_output_limit_and_a_missing_provider_have_their_suffixes() {
         let mut model = MockLanguageModel::new();
-        model.expect_stream().returning(|_| Ok(events(vec![Ok(ModelEvent::TextDelta("x".into())), Ok(ModelEvent::Finished { reason: "length".into() })])));
+        model.expect_stream().returning(|_| {
+            Ok(events(vec![
+                Ok(ModelEvent::TextDelta("x".into())),
+                Ok(ModelEvent::Finished { reason: "length".into() }),
+            ]))
+        });
         let chunks = run(model, tools()).await;
-        assert!(matches!(&chunks[chunks.len() - 3], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]")));
+        assert!(
+            matches!(&chunks[chunks.len() - 3], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]"))
+        );
 
         let service = service_with(None, tools(), threads());
         let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
-        assert!(chunks.iter().any(|c| matches!(c, UiChunk::Error { error_text } if error_text.ends_with("[provider_auth]"))));
+        assert!(
+            chunks
+                .iter()
+                .any(|c| matches!(c, UiChunk::Error { error_text } if error_text.ends_with("[provider_auth]")))
+        );
     }
 
     #[tokio::test]
     async fn a_model_that_keeps_calling_tools_stops_after_five_steps() {
         let mut model = MockLanguageModel::new();
         model.expect_stream().times(MAX_STEPS).returning(|_| {
-            Ok(events(vec![Ok(ModelEvent::ToolCall(ToolCall { id: "c".into(), name: "open_incidents".into(), arguments: "{}".into() }))]))
+            Ok(events(vec![Ok(ModelEvent::ToolCall(ToolCall {
+                id: "c".into(),
+                name: "open_incidents".into(),
+                arguments: "{}".into(),
+            }))]))
         });
         let mut tools = tools();
         tools.expect_call().returning(|_, _, _| Err("no such location".into()));
@@ -410,7 +491,11 @@ mod tests {
                 ChatMessage { role: Role::Assistant, content: "Two, both at Downtown.".into() },
             ])
         });
-        threads.expect_append().withf(|_, role, content, _| *role == Role::User && content == "Which is older?").times(1).returning(|_, _, _, _| Ok(()));
+        threads
+            .expect_append()
+            .withf(|_, role, content, _| *role == Role::User && content == "Which is older?")
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
         threads.expect_append().returning(|_, _, _, _| Ok(()));
         let mut model = MockLanguageModel::new();
         model.expect_stream().times(1).returning(|request| {
@@ -424,8 +509,19 @@ mod tests {
                     ModelMessage::Tool { .. } => "tool".to_owned(),
                 })
                 .collect();
-            assert_eq!(said, ["system", "user: How many open incidents?", "assistant: Two, both at Downtown.", "user: Which is older?"]);
-            Ok(events(vec![Ok(ModelEvent::TextDelta("The walk-in.".into())), Ok(ModelEvent::Finished { reason: "stop".into() })]))
+            assert_eq!(
+                said,
+                [
+                    "system",
+                    "user: How many open incidents?",
+                    "assistant: Two, both at Downtown.",
+                    "user: Which is older?"
+                ]
+            );
+            Ok(events(vec![
+                Ok(ModelEvent::TextDelta("The walk-in.".into())),
+                Ok(ModelEvent::Finished { reason: "stop".into() }),
+            ]))
         });
         let service = service_with(Some(Arc::new(model)), tools(), threads);
         // The client resends its copy of the exchange (as a stock client does): the stored one wins.
@@ -441,7 +537,8 @@ mod tests {
 
     #[test]
     fn the_replayed_turns_keep_the_most_recent_within_the_character_budget() {
-        let turn = |n: usize, chars: usize| ChatMessage { role: Role::User, content: format!("{n}{}", "x".repeat(chars - 1)) };
+        let turn =
+            |n: usize, chars: usize| ChatMessage { role: Role::User, content: format!("{n}{}", "x".repeat(chars - 1)) };
         let turns: Vec<ChatMessage> = (0..5).map(|n| turn(n, REPLAYED_CHARS / 4)).collect();
         let kept = within_budget(turns);
         let firsts: Vec<char> = kept.iter().map(|t| t.content.chars().next().unwrap()).collect();
@@ -460,7 +557,13 @@ mod tests {
         let mut threads = MockThreadStore::new();
         threads.expect_create().never();
         threads.expect_append().never();
-        let ports = AssistantPorts { tools: Arc::new(tools()), threads: Arc::new(threads), clock: clock(), limiter: Arc::new(limiter), usage: Arc::new(no_usage()) };
+        let ports = AssistantPorts {
+            tools: Arc::new(tools()),
+            threads: Arc::new(threads),
+            clock: clock(),
+            limiter: Arc::new(limiter),
+            usage: Arc::new(no_usage()),
+        };
         let service = AssistantService::new(None, ports, AssistantLimits::default());
         let refused = service.chat(&caller(), &request()).await;
         assert!(matches!(refused, Err(ChatError::RateLimited(RateLimited { retry_after_seconds: 12 }))));
@@ -473,7 +576,13 @@ mod tests {
         usage.expect_add().never();
         let mut model = MockLanguageModel::new();
         model.expect_stream().never();
-        let ports = AssistantPorts { tools: Arc::new(tools()), threads: Arc::new(threads()), clock: clock(), limiter: Arc::new(allow_all()), usage: Arc::new(usage) };
+        let ports = AssistantPorts {
+            tools: Arc::new(tools()),
+            threads: Arc::new(threads()),
+            clock: clock(),
+            limiter: Arc::new(allow_all()),
+            usage: Arc::new(usage),
+        };
         let limits = AssistantLimits { per_user_per_minute: 20, daily_tokens_per_team: Some(1_000) };
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
         let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
@@ -483,12 +592,26 @@ mod tests {
         // Under the budget, each step's counted tokens are recorded against the team and day.
         let mut usage = MockUsageStore::new();
         usage.expect_used().returning(|_, _| Ok(999));
-        usage.expect_add().withf(|team, _, tokens| team.as_str() == "org_1" && *tokens == 42).times(1).returning(|_, _, _| Ok(()));
+        usage
+            .expect_add()
+            .withf(|team, _, tokens| team.as_str() == "org_1" && *tokens == 42)
+            .times(1)
+            .returning(|_, _, _| Ok(()));
         let mut model = MockLanguageModel::new();
         model.expect_stream().returning(|_| {
-            Ok(events(vec![Ok(ModelEvent::TextDelta("Two.".into())), Ok(ModelEvent::Usage { total_tokens: 42 }), Ok(ModelEvent::Finished { reason: "stop".into() })]))
+            Ok(events(vec![
+                Ok(ModelEvent::TextDelta("Two.".into())),
+                Ok(ModelEvent::Usage { total_tokens: 42 }),
+                Ok(ModelEvent::Finished { reason: "stop".into() }),
+            ]))
         });
-        let ports = AssistantPorts { tools: Arc::new(tools()), threads: Arc::new(threads()), clock: clock(), limiter: Arc::new(allow_all()), usage: Arc::new(usage) };
+        let ports = AssistantPorts {
+            tools: Arc::new(tools()),
+            threads: Arc::new(threads()),
+            clock: clock(),
+            limiter: Arc::new(allow_all()),
+            usage: Arc::new(usage),
+        };
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
         let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
@@ -500,7 +623,10 @@ mod tests {
         threads.expect_owner().returning(|_| Ok(Some(UserId::new("user_2"))));
         threads.expect_append().never();
         let service = service_with(None, tools(), threads);
-        let request: ChatRequest = serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "hi" }], "threadId": Uuid::nil() })).unwrap();
+        let request: ChatRequest = serde_json::from_value(
+            json!({ "messages": [{ "role": "user", "content": "hi" }], "threadId": Uuid::nil() }),
+        )
+        .unwrap();
         assert!(matches!(service.chat(&caller(), &request).await, Err(ChatError::ThreadNotFound)));
     }
 }

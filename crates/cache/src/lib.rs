@@ -36,7 +36,8 @@ impl MokaReportCache {
 
     fn generation(&self, team: &TeamId) -> u64 {
         let epoch = *self.epoch.lock().expect("epoch lock poisoned");
-        let team_generation = self.generations.lock().expect("generation lock poisoned").get(team).copied().unwrap_or(0);
+        let team_generation =
+            self.generations.lock().expect("generation lock poisoned").get(team).copied().unwrap_or(0);
         // Both counters only grow, so their sum changes whenever either does.
         epoch + team_generation
     }

@@ -8,17 +8,17 @@ mod store_error;
 mod validation;
 
 pub use caller::{Caller, Forbidden, Role, TeamMembership};
-pub use clock::{Clock, SystemClock};
 #[cfg(any(test, feature = "mock"))]
 pub use clock::MockClock;
+pub use clock::{Clock, SystemClock};
 pub use ids::{LocationId, TeamId, UserId};
 pub use store_error::StoreError;
 pub use validation::{FieldError, ValidationErrors};
 
 mod outbound;
-pub use outbound::{OutboundUrlPolicy, UrlRejected};
 #[cfg(any(test, feature = "mock"))]
 pub use outbound::MockOutboundUrlPolicy;
+pub use outbound::{OutboundUrlPolicy, UrlRejected};
 
 mod money;
 pub use money::{Money, parse_money};
@@ -31,19 +31,19 @@ mod dates;
 pub use dates::{iso_date, parse_iso_date};
 
 mod cache;
-pub use cache::TeamCacheInvalidation;
 #[cfg(any(test, feature = "mock"))]
 pub use cache::MockTeamCacheInvalidation;
+pub use cache::TeamCacheInvalidation;
 
 mod department;
 pub use department::Department;
 
 mod rate_limit;
-pub use rate_limit::{RateLimited, RateLimiter};
 #[cfg(any(test, feature = "mock"))]
 pub use rate_limit::MockRateLimiter;
+pub use rate_limit::{RateLimited, RateLimiter};
 
 mod chat;
-pub use chat::TeamChat;
 #[cfg(any(test, feature = "mock"))]
 pub use chat::MockTeamChat;
+pub use chat::TeamChat;

@@ -11,9 +11,22 @@ use crate::model::{OfferId, ReservationId};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CanonicalEvent {
-    ReservationCreated { reservation_id: ReservationId, offer_id: OfferId, guest_id: String, expires_at: OffsetDateTime },
-    ReservationRedeemed { reservation_id: ReservationId },
-    FeedbackSubmitted { feedback_id: String, guest_id: String, reservation_id: Option<ReservationId>, rating: u8, comment: Option<String> },
+    ReservationCreated {
+        reservation_id: ReservationId,
+        offer_id: OfferId,
+        guest_id: String,
+        expires_at: OffsetDateTime,
+    },
+    ReservationRedeemed {
+        reservation_id: ReservationId,
+    },
+    FeedbackSubmitted {
+        feedback_id: String,
+        guest_id: String,
+        reservation_id: Option<ReservationId>,
+        rating: u8,
+        comment: Option<String>,
+    },
 }
 
 /// A rating hint of the legacy path: it has no durable feedback identity, so it never alerts.
@@ -25,8 +38,18 @@ pub struct LegacyRating {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GuestEvent {
-    Canonical { event_id: String, occurred_at: OffsetDateTime, team_id: TeamId, location_id: LocationId, event: CanonicalEvent },
-    Legacy { team_id: TeamId, location_id: LocationId, rating: LegacyRating },
+    Canonical {
+        event_id: String,
+        occurred_at: OffsetDateTime,
+        team_id: TeamId,
+        location_id: LocationId,
+        event: CanonicalEvent,
+    },
+    Legacy {
+        team_id: TeamId,
+        location_id: LocationId,
+        rating: LegacyRating,
+    },
 }
 
 #[derive(Deserialize)]
@@ -106,7 +129,8 @@ impl GuestEvent {
     }
 
     pub fn parse(body: &[u8]) -> Result<Self, ValidationErrors> {
-        let envelope: Envelope = serde_json::from_slice(body).map_err(|e| invalid("body", format!("not a guest event: {e}")))?;
+        let envelope: Envelope =
+            serde_json::from_slice(body).map_err(|e| invalid("body", format!("not a guest event: {e}")))?;
         let team_id = TeamId::new(text_id("teamId", envelope.team_id)?);
         let location_id = LocationId(envelope.location_id);
         let Some(event_id) = envelope.event_id else {
@@ -170,7 +194,9 @@ mod tests {
     fn canonical_events_parse_by_type() {
         let body = br#"{"type":"feedback.submitted","eventId":"evt_1","occurredAt":"2026-11-21T14:00:00Z","teamId":"org_1",
             "locationId":"00000000-0000-7000-8000-000000000001","data":{"feedbackId":"fb_1","guestId":"g_1","rating":2}}"#;
-        let GuestEvent::Canonical { event, event_id, .. } = GuestEvent::parse(body).unwrap() else { panic!("canonical") };
+        let GuestEvent::Canonical { event, event_id, .. } = GuestEvent::parse(body).unwrap() else {
+            panic!("canonical")
+        };
         assert_eq!(event_id, "evt_1");
         assert!(matches!(event, CanonicalEvent::FeedbackSubmitted { rating: 2, .. }));
     }
@@ -178,7 +204,10 @@ mod tests {
     #[test]
     fn the_legacy_body_has_no_event_id() {
         let body = br#"{"type":"rating","rating":1,"teamId":"org_1","locationId":"00000000-0000-7000-8000-000000000001","guestId":"g_1"}"#;
-        assert!(matches!(GuestEvent::parse(body).unwrap(), GuestEvent::Legacy { rating: LegacyRating { rating: 1, .. }, .. }));
+        assert!(matches!(
+            GuestEvent::parse(body).unwrap(),
+            GuestEvent::Legacy { rating: LegacyRating { rating: 1, .. }, .. }
+        ));
     }
 
     #[test]

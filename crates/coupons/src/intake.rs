@@ -53,12 +53,15 @@ impl GuestEventIntake {
             }
         };
         let payload = serde_json::from_slice(body).map_err(|e| ValidationErrors::single("body", e.to_string()))?;
-        let queued = QueuedEvent { identity: identity.clone(), source, payload_sha256, event, payload, received_at: now };
+        let queued =
+            QueuedEvent { identity: identity.clone(), source, payload_sha256, event, payload, received_at: now };
         match self.store.enqueue(&queued).await? {
             EnqueueOutcome::New => Ok(IntakeOutcome { event_id: identity, duplicate: false }),
             EnqueueOutcome::Duplicate => Ok(IntakeOutcome { event_id: identity, duplicate: true }),
             EnqueueOutcome::Conflict => Err(IntakeError::Conflict),
-            EnqueueOutcome::UnknownScope => Err(ValidationErrors::single("locationId", "is not a location of the team").into()),
+            EnqueueOutcome::UnknownScope => {
+                Err(ValidationErrors::single("locationId", "is not a location of the team").into())
+            }
         }
     }
 }

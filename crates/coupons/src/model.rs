@@ -104,6 +104,10 @@ impl OfferRequest {
             errors.push("capacity", "must be 0 to 1000000");
         }
         errors.into_result()?;
-        Ok(NewOffer { location_id: LocationId(self.location_id), name: name.to_owned(), capacity: self.capacity as i32 })
+        Ok(NewOffer {
+            location_id: LocationId(self.location_id),
+            name: name.to_owned(),
+            capacity: self.capacity as i32,
+        })
     }
 }

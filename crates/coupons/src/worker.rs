@@ -138,7 +138,13 @@ mod tests {
     }
 
     fn worker(events: MockGuestEventStore, notifier: MockAlertNotifier) -> GuestEventWorker {
-        GuestEventWorker::new(Arc::new(events), Arc::new(MockCouponStore::new()), Arc::new(notifier), clock(), DEFAULT_LEASE)
+        GuestEventWorker::new(
+            Arc::new(events),
+            Arc::new(MockCouponStore::new()),
+            Arc::new(notifier),
+            clock(),
+            DEFAULT_LEASE,
+        )
     }
 
     #[tokio::test]
@@ -147,13 +153,24 @@ mod tests {
         let payload = feedback(1);
         events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().times(1).returning(|_, _, _, _, _, _, _, _| Ok(()));
-        events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(|_, _, _| {
-            Ok(Some(GuestAlert { id: Uuid::from_u128(5), team_id: TeamId::new("org_1"), location_id: LocationId(Uuid::from_u128(9)), rating: 1 }))
-        });
+        events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(
+            |_, _, _| {
+                Ok(Some(GuestAlert {
+                    id: Uuid::from_u128(5),
+                    team_id: TeamId::new("org_1"),
+                    location_id: LocationId(Uuid::from_u128(9)),
+                    rating: 1,
+                }))
+            },
+        );
         events.expect_alert_notified().times(1).returning(|_, _| Ok(()));
         events.expect_complete().withf(|_, outcome, _| outcome == "alerted").times(1).returning(|_, _, _| Ok(()));
         let mut notifier = MockAlertNotifier::new();
-        notifier.expect_low_rating().withf(|alert| format!("{alert:?}").find("cold food").is_none()).times(1).returning(|_| Ok(()));
+        notifier
+            .expect_low_rating()
+            .withf(|alert| format!("{alert:?}").find("cold food").is_none())
+            .times(1)
+            .returning(|_| Ok(()));
         assert_eq!(worker(events, notifier).run_once(10).await.unwrap(), 1);
     }
 
@@ -164,7 +181,12 @@ mod tests {
         events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Ok(()));
         events.expect_record_alert().returning(|_, _, _| {
-            Ok(Some(GuestAlert { id: Uuid::from_u128(5), team_id: TeamId::new("org_1"), location_id: LocationId(Uuid::from_u128(9)), rating: 2 }))
+            Ok(Some(GuestAlert {
+                id: Uuid::from_u128(5),
+                team_id: TeamId::new("org_1"),
+                location_id: LocationId(Uuid::from_u128(9)),
+                rating: 2,
+            }))
         });
         events.expect_alert_notified().never();
         events.expect_retry_later().never();

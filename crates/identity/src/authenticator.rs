@@ -29,7 +29,11 @@ impl Authenticator {
 
     pub async fn authenticate(&self, token: &str) -> Result<Caller, AuthError> {
         let verified = self.verifier.verify(token).await?;
-        match self.memberships.record_sign_in(&verified.user_id, verified.membership.clone(), verified.issued_at).await? {
+        match self
+            .memberships
+            .record_sign_in(&verified.user_id, verified.membership.clone(), verified.issued_at)
+            .await?
+        {
             SignInOutcome::Active => Ok(Caller { user_id: verified.user_id, membership: verified.membership }),
             SignInOutcome::MembershipRevoked => Ok(Caller { user_id: verified.user_id, membership: None }),
             SignInOutcome::Deleted => Err(AuthError::UserDeleted),

@@ -174,9 +174,9 @@ mod tests {
 
     fn clock_at(seconds: Arc<AtomicI64>) -> Arc<dyn Clock> {
         let mut clock = MockClock::new();
-        clock.expect_now().returning(move || {
-            OffsetDateTime::from_unix_timestamp(seconds.load(Ordering::SeqCst)).unwrap()
-        });
+        clock
+            .expect_now()
+            .returning(move || OffsetDateTime::from_unix_timestamp(seconds.load(Ordering::SeqCst)).unwrap());
         Arc::new(clock)
     }
 
@@ -184,7 +184,11 @@ mod tests {
     async fn fetches_once_and_serves_known_kids_from_the_cache() {
         let mut fetcher = MockJwksFetcher::new();
         fetcher.expect_fetch().times(1).returning(|| Ok(serde_json::from_str(JWKS).unwrap()));
-        let cache = Arc::new(JwksCache::new(Arc::new(fetcher), clock_at(Arc::new(AtomicI64::new(1_000_000))), JwksPolicy::default()));
+        let cache = Arc::new(JwksCache::new(
+            Arc::new(fetcher),
+            clock_at(Arc::new(AtomicI64::new(1_000_000))),
+            JwksPolicy::default(),
+        ));
         assert!(cache.key(Some("k1")).await.is_ok());
         assert!(cache.key(Some("k1")).await.is_ok());
         assert!(cache.key(None).await.is_ok(), "a single key serves a token without kid");
@@ -207,9 +211,17 @@ mod tests {
     async fn a_failing_provider_reports_unavailable_keys() {
         let mut fetcher = MockJwksFetcher::new();
         fetcher.expect_fetch().times(1).returning(|| Err(StoreError::Unavailable("down".into())));
-        let cache = Arc::new(JwksCache::new(Arc::new(fetcher), clock_at(Arc::new(AtomicI64::new(1_000_000))), JwksPolicy::default()));
+        let cache = Arc::new(JwksCache::new(
+            Arc::new(fetcher),
+            clock_at(Arc::new(AtomicI64::new(1_000_000))),
+            JwksPolicy::default(),
+        ));
         assert_eq!(cache.key(Some("k1")).await.err(), Some(TokenError::KeysUnavailable));
-        assert_eq!(cache.key(Some("k1")).await.err(), Some(TokenError::KeysUnavailable), "backing off: no second fetch");
+        assert_eq!(
+            cache.key(Some("k1")).await.err(),
+            Some(TokenError::KeysUnavailable),
+            "backing off: no second fetch"
+        );
     }
 
     #[tokio::test]
@@ -219,7 +231,11 @@ mod tests {
         let seen = calls.clone();
         let mut fetcher = MockJwksFetcher::new();
         fetcher.expect_fetch().returning(move || {
-            if seen.fetch_add(1, Ordering::SeqCst) == 0 { Ok(serde_json::from_str(JWKS).unwrap()) } else { Err(StoreError::Unavailable("down".into())) }
+            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                Ok(serde_json::from_str(JWKS).unwrap())
+            } else {
+                Err(StoreError::Unavailable("down".into()))
+            }
         });
         let policy = JwksPolicy { refresh_after: Duration::seconds(60), max_stale: Duration::seconds(600) };
         let cache = Arc::new(JwksCache::new(Arc::new(fetcher), clock_at(now.clone()), policy));

@@ -59,5 +59,6 @@ pub enum DeliveryOutcome {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait IdentityEventStore: Send + Sync {
-    async fn record_and_apply(&self, delivery: &Delivery, event: &IdentityEvent) -> Result<DeliveryOutcome, StoreError>;
+    async fn record_and_apply(&self, delivery: &Delivery, event: &IdentityEvent)
+    -> Result<DeliveryOutcome, StoreError>;
 }

@@ -173,7 +173,8 @@ mod tests {
 
     #[test]
     fn without_configured_parties_any_azp_passes() {
-        let verifier = TokenVerifier::new(KeySource::Static(DecodingKey::from_secret(b"unused")), TokenPolicy::default());
+        let verifier =
+            TokenVerifier::new(KeySource::Static(DecodingKey::from_secret(b"unused")), TokenPolicy::default());
         assert_eq!(verifier.check_authorized_party(None), Ok(()));
         assert_eq!(verifier.check_authorized_party(Some("https://any.example")), Ok(()));
     }

@@ -114,9 +114,10 @@ impl IdentityEvent {
                 IdentityEvent::MembershipSet(membership(envelope.data)?)
             }
             "organizationMembership.deleted" => IdentityEvent::MembershipRemoved(membership(envelope.data)?),
-            "organization.deleted" => {
-                IdentityEvent::OrganizationDeleted(TeamId::new(bounded("data.id", data::<DeletedData>(envelope.data)?.id)?))
-            }
+            "organization.deleted" => IdentityEvent::OrganizationDeleted(TeamId::new(bounded(
+                "data.id",
+                data::<DeletedData>(envelope.data)?.id,
+            )?)),
             other => IdentityEvent::Unknown(other.to_owned()),
         };
         Ok((envelope.event_type, event))
@@ -249,9 +250,17 @@ mod tests {
             updated_at_ms: 1654013202977,
         };
         let (kind, event) = IdentityEvent::parse(MEMBERSHIP_CREATED.as_bytes()).unwrap();
-        assert_eq!((kind.as_str(), event), ("organizationMembership.created", IdentityEvent::MembershipSet(expected.clone())));
-        let updated = MEMBERSHIP_CREATED.replace("organizationMembership.created", "organizationMembership.updated").replace("org:admin", "org:member");
-        assert_eq!(IdentityEvent::parse(updated.as_bytes()).unwrap().1, IdentityEvent::MembershipSet(MembershipChange { role: Role::Member, ..expected.clone() }));
+        assert_eq!(
+            (kind.as_str(), event),
+            ("organizationMembership.created", IdentityEvent::MembershipSet(expected.clone()))
+        );
+        let updated = MEMBERSHIP_CREATED
+            .replace("organizationMembership.created", "organizationMembership.updated")
+            .replace("org:admin", "org:member");
+        assert_eq!(
+            IdentityEvent::parse(updated.as_bytes()).unwrap().1,
+            IdentityEvent::MembershipSet(MembershipChange { role: Role::Member, ..expected.clone() })
+        );
         let deleted = MEMBERSHIP_CREATED.replace("organizationMembership.created", "organizationMembership.deleted");
         assert_eq!(IdentityEvent::parse(deleted.as_bytes()).unwrap().1, IdentityEvent::MembershipRemoved(expected));
         let org = br#"{"data":{"deleted":true,"id":"org_1","object":"organization"},"object":"event","type":"organization.deleted"}"#;

@@ -96,7 +96,12 @@ mod tests {
     }
 
     fn service(store: MockIdentityEventStore, cache: MockTeamCacheInvalidation) -> IdentityWebhookService {
-        IdentityWebhookService::new(Some(WebhookSecret::parse(SECRET).unwrap()), Arc::new(store), Arc::new(cache), clock())
+        IdentityWebhookService::new(
+            Some(WebhookSecret::parse(SECRET).unwrap()),
+            Arc::new(store),
+            Arc::new(cache),
+            clock(),
+        )
     }
 
     #[tokio::test]

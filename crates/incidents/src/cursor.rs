@@ -37,7 +37,8 @@ mod tests {
 
     #[test]
     fn round_trips_and_rejects_garbage() {
-        let cursor = Cursor { created_at: OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap(), id: Uuid::now_v7() };
+        let cursor =
+            Cursor { created_at: OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap(), id: Uuid::now_v7() };
         assert_eq!(Cursor::decode(&cursor.encode()).unwrap(), cursor);
         for bad in ["", "!!", "bm90IGEgY3Vyc29y", "MTox"] {
             assert!(Cursor::decode(bad).is_err(), "{bad}");

@@ -141,7 +141,8 @@ impl MediaUrls {
             if value.len() > 2048 {
                 return Err(FieldError::new(field, "must be at most 2048 characters"));
             }
-            let parsed = url::Url::parse(value).map_err(|_| FieldError::new(field.clone(), "must be an absolute URL"))?;
+            let parsed =
+                url::Url::parse(value).map_err(|_| FieldError::new(field.clone(), "must be an absolute URL"))?;
             if parsed.scheme() != "https" || parsed.host_str().is_none() {
                 return Err(FieldError::new(field, "must be an https URL"));
             }
@@ -256,7 +257,8 @@ mod tests {
     fn media_urls_are_at_most_ten_https_urls() {
         assert!(MediaUrls::parse(vec!["https://blob.example/a.jpg".into(); 10]).is_ok());
         assert_eq!(MediaUrls::parse(vec!["https://blob.example/a.jpg".into(); 11]).unwrap_err().field, "mediaUrls");
-        let error = MediaUrls::parse(vec!["https://ok.example/".into(), "http://blob.example/a.jpg".into()]).unwrap_err();
+        let error =
+            MediaUrls::parse(vec!["https://ok.example/".into(), "http://blob.example/a.jpg".into()]).unwrap_err();
         assert_eq!(error.field, "mediaUrls[1]");
         assert!(MediaUrls::parse(vec!["/relative.jpg".into()]).is_err());
         assert!(MediaUrls::parse(vec![format!("https://b.example/{}", "a".repeat(2048))]).is_err());

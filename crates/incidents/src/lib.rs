@@ -10,10 +10,10 @@ mod service;
 pub use contact::{Contact, ContactId, NewContact};
 pub use cursor::Cursor;
 pub use incident::{
-    Comment, ContactChoice, Incident, IncidentDetail, IncidentId, IncidentNotes, IncidentType, MediaUrls, NewIncident, Severity,
-    Status, StatusChange,
+    Comment, ContactChoice, Incident, IncidentDetail, IncidentId, IncidentNotes, IncidentType, MediaUrls, NewIncident,
+    Severity, Status, StatusChange,
 };
-pub use ports::{CreateIncidentError, IncidentFilter, IncidentStore, ContactStore};
+pub use ports::{ContactStore, CreateIncidentError, IncidentFilter, IncidentStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockContactStore, MockIncidentStore};
 pub use requests::{ContactMode, ContactRequest, IncidentRequest};

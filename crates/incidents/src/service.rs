@@ -66,7 +66,12 @@ impl IncidentService {
         })
     }
 
-    pub async fn comment(&self, caller: &Caller, incident: IncidentId, content: &str) -> Result<Comment, IncidentError> {
+    pub async fn comment(
+        &self,
+        caller: &Caller,
+        incident: IncidentId,
+        content: &str,
+    ) -> Result<Comment, IncidentError> {
         let team = caller.team_id()?;
         let content = IncidentNotes::parse("content", content).map_err(ValidationErrors::from)?;
         self.incidents
@@ -75,7 +80,12 @@ impl IncidentService {
             .ok_or(IncidentError::NotFound)
     }
 
-    pub async fn change_status(&self, caller: &Caller, incident: IncidentId, status: Status) -> Result<Incident, IncidentError> {
+    pub async fn change_status(
+        &self,
+        caller: &Caller,
+        incident: IncidentId,
+        status: Status,
+    ) -> Result<Incident, IncidentError> {
         let team = caller.team_id()?;
         self.incidents
             .change_status(team, incident, status, &caller.user_id, self.clock.now())
@@ -119,7 +129,11 @@ impl IncidentService {
     /// Soft-deletes a contact (admin): it stays until the prune job's retention has passed.
     pub async fn remove_contact(&self, caller: &Caller, contact: ContactId) -> Result<(), IncidentError> {
         let team = caller.admin_team()?;
-        if self.contacts.soft_delete(team, contact, self.clock.now()).await? { Ok(()) } else { Err(IncidentError::NotFound) }
+        if self.contacts.soft_delete(team, contact, self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(IncidentError::NotFound)
+        }
     }
 
     /// Deletes contacts soft-deleted more than `retention_days` ago; returns how many.

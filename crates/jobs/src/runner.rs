@@ -134,10 +134,8 @@ mod tests {
         let mut runs = MockJobRunStore::new();
         runs.expect_started().never();
         let runner = JobRunner::new(Arc::new(locks), Arc::new(runs), clock());
-        let run = runner
-            .run("job", |_| async { panic!("must not run") as Result<JobOutcome<()>, Failure> })
-            .await
-            .unwrap();
+        let run =
+            runner.run("job", |_| async { panic!("must not run") as Result<JobOutcome<()>, Failure> }).await.unwrap();
         assert_eq!(run, JobRun::AlreadyRunning);
     }
 
@@ -152,7 +150,11 @@ mod tests {
         let runner = JobRunner::new(Arc::new(leased()), Arc::new(runs), clock());
         let run = runner
             .run("job", |_| async {
-                Ok::<_, Failure>(JobOutcome { status: JobStatus::Partial, summary: serde_json::json!({"sent": 2}), result: 7 })
+                Ok::<_, Failure>(JobOutcome {
+                    status: JobStatus::Partial,
+                    summary: serde_json::json!({"sent": 2}),
+                    result: 7,
+                })
             })
             .await
             .unwrap();
@@ -169,10 +171,8 @@ mod tests {
             .times(1)
             .returning(|_, _, _, _| Ok(()));
         let runner = JobRunner::new(Arc::new(leased()), Arc::new(runs), clock());
-        let error = runner
-            .run("job", |_| async { Err::<JobOutcome<()>, _>(Failure("boom".into())) })
-            .await
-            .unwrap_err();
+        let error =
+            runner.run("job", |_| async { Err::<JobOutcome<()>, _>(Failure("boom".into())) }).await.unwrap_err();
         assert_eq!(error, Failure("boom".into()));
     }
 }

@@ -81,7 +81,11 @@ impl AnnouncementService {
         Self { store, push, clock }
     }
 
-    pub async fn create(&self, caller: &Caller, request: &AnnouncementRequest) -> Result<Announcement, AnnouncementError> {
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        request: &AnnouncementRequest,
+    ) -> Result<Announcement, AnnouncementError> {
         let team = caller.admin_team()?;
         let mut errors = ValidationErrors::new();
         let (title, body) = (request.title.trim(), request.body.trim());
@@ -175,7 +179,13 @@ mod tests {
     }
 
     fn pending(user: &str, attempts: u32) -> PendingPush {
-        PendingPush { announcement_id: Uuid::nil(), user_id: UserId::new(user), title: "Menu".into(), body: "New".into(), attempts }
+        PendingPush {
+            announcement_id: Uuid::nil(),
+            user_id: UserId::new(user),
+            title: "Menu".into(),
+            body: "New".into(),
+            attempts,
+        }
     }
 
     #[tokio::test]
@@ -184,10 +194,22 @@ mod tests {
         store.expect_publish_due().returning(|_, _| Ok(Vec::new()));
         let mut batches = vec![vec![pending("ok", 1), pending("flaky", 2), pending("hopeless", 5)], Vec::new()];
         store.expect_claim_pushes().times(2).returning(move |_, _, _| Ok(batches.remove(0)));
-        store.expect_push_delivered().with(eq(Uuid::nil()), eq(UserId::new("ok")), eq(2)).times(1).returning(|_, _, _| Ok(()));
+        store
+            .expect_push_delivered()
+            .with(eq(Uuid::nil()), eq(UserId::new("ok")), eq(2))
+            .times(1)
+            .returning(|_, _, _| Ok(()));
         let retry = OffsetDateTime::from_unix_timestamp(NOW).unwrap() + time::Duration::minutes(2);
-        store.expect_push_failed().with(eq(Uuid::nil()), eq(UserId::new("flaky")), eq(Some(retry)), always()).times(1).returning(|_, _, _, _| Ok(()));
-        store.expect_push_failed().with(eq(Uuid::nil()), eq(UserId::new("hopeless")), eq(None), always()).times(1).returning(|_, _, _, _| Ok(()));
+        store
+            .expect_push_failed()
+            .with(eq(Uuid::nil()), eq(UserId::new("flaky")), eq(Some(retry)), always())
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
+        store
+            .expect_push_failed()
+            .with(eq(Uuid::nil()), eq(UserId::new("hopeless")), eq(None), always())
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
         let mut push = MockUserPush::new();
         push.expect_push().returning(|user, _, _, url| {
             assert_eq!(url, format!("/announcements/{}", Uuid::nil()));

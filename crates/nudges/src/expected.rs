@@ -46,7 +46,8 @@ mod tests {
 
     #[test]
     fn each_report_shift_with_a_start_is_expected_once() {
-        let expected = expected_reports(&[(date!(2026 - 11 - 21), 9), (date!(2026 - 11 - 21), 10), (date!(2026 - 11 - 21), 17)]);
+        let expected =
+            expected_reports(&[(date!(2026 - 11 - 21), 9), (date!(2026 - 11 - 21), 10), (date!(2026 - 11 - 21), 17)]);
         let shifts: Vec<ReportShift> = expected[&date!(2026 - 11 - 21)].iter().copied().collect();
         assert_eq!(shifts, [ReportShift::Morning, ReportShift::Evening]);
     }
@@ -58,7 +59,11 @@ mod tests {
         let missing = missing_reports(&expected, &[(day, ReportShift::Morning)], &[]);
         assert_eq!(
             missing,
-            [Missing::ShiftReport(day, ReportShift::Afternoon), Missing::ShiftReport(day, ReportShift::Evening), Missing::ManagerReport(day)]
+            [
+                Missing::ShiftReport(day, ReportShift::Afternoon),
+                Missing::ShiftReport(day, ReportShift::Evening),
+                Missing::ManagerReport(day)
+            ]
         );
         assert!(missing_reports(&expected_reports(&[]), &[], &[]).is_empty(), "no scheduled shift, nothing owed");
     }

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
-use opsd_core::{Clock, StoreError, TeamChat};
 use opsd_core::Week;
+use opsd_core::{Clock, StoreError, TeamChat};
 use opsd_reports::ReportShift;
 use time::Date;
 use time_tz::OffsetDateTimeExt;
@@ -40,7 +40,15 @@ impl NudgeJobs {
 
     /// Records the nudge first (once per kind, target and period), then posts it; a provider that
     /// fails or hangs is counted and does not stop the job.
-    async fn nudge(&self, location: &NudgeLocation, kind: &str, target: &str, period: &str, text: &str, tally: &mut NudgeTally) -> Result<(), StoreError> {
+    async fn nudge(
+        &self,
+        location: &NudgeLocation,
+        kind: &str,
+        target: &str,
+        period: &str,
+        text: &str,
+        tally: &mut NudgeTally,
+    ) -> Result<(), StoreError> {
         if !self.store.record_nudge(kind, target, period, &location.team_id, self.clock.now()).await? {
             tally.already += 1;
             return Ok(());
@@ -72,12 +80,19 @@ impl NudgeJobs {
                     Missing::ShiftReport(date, shift) => (
                         "shift_report",
                         format!("{}:{}", location.id, shift_name(shift)),
-                        format!("Reminder: the {} shift report for {} ({date}) has not been filed yet.", shift_name(shift), location.name),
+                        format!(
+                            "Reminder: the {} shift report for {} ({date}) has not been filed yet.",
+                            shift_name(shift),
+                            location.name
+                        ),
                     ),
                     Missing::ManagerReport(date) => (
                         "manager_report",
                         location.id.to_string(),
-                        format!("Reminder for managers: the daily manager report for {} ({date}) has not been filed yet.", location.name),
+                        format!(
+                            "Reminder for managers: the daily manager report for {} ({date}) has not been filed yet.",
+                            location.name
+                        ),
                     ),
                 };
                 self.nudge(&location, kind, &target, &today.to_string(), &text, &mut tally).await?;
@@ -103,7 +118,15 @@ impl NudgeJobs {
             let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
             let missing_manager = missing.len() as u32 - missing_shift;
             self.store
-                .save_compliance(location.id, from, expected_shift, expected_shift - missing_shift, expected_manager, expected_manager - missing_manager, self.clock.now())
+                .save_compliance(
+                    location.id,
+                    from,
+                    expected_shift,
+                    expected_shift - missing_shift,
+                    expected_manager,
+                    expected_manager - missing_manager,
+                    self.clock.now(),
+                )
                 .await?;
             let period = from.to_string();
             if missing_shift > 0 {
@@ -120,7 +143,8 @@ impl NudgeJobs {
                     expected_manager - missing_manager,
                     location.name
                 );
-                self.nudge(&location, "compliance_manager", &location.id.to_string(), &period, &text, &mut tally).await?;
+                self.nudge(&location, "compliance_manager", &location.id.to_string(), &period, &text, &mut tally)
+                    .await?;
             }
         }
         Ok(tally)
@@ -172,7 +196,6 @@ impl NudgeJobs {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use mockall::predicate::{always, eq};
@@ -205,7 +228,10 @@ mod tests {
         store.expect_locations().returning(|| Ok(vec![location()]));
         // 02:00 UTC on the 22nd is still the 21st in Chicago.
         let today = date!(2026 - 11 - 21);
-        store.expect_shift_starts().with(always(), eq("America/Chicago"), eq(today), eq(today)).returning(move |_, _, _, _| Ok(vec![(today, 17)]));
+        store
+            .expect_shift_starts()
+            .with(always(), eq("America/Chicago"), eq(today), eq(today))
+            .returning(move |_, _, _, _| Ok(vec![(today, 17)]));
         store.expect_filed_shift_reports().returning(|_, _, _| Ok(vec![]));
         store.expect_filed_manager_reports().returning(move |_, _, _| Ok(vec![today]));
         let mut first = true;
@@ -215,7 +241,10 @@ mod tests {
         });
         store.expect_nudge_delivered().times(1).returning(|_, _, _| Ok(()));
         let mut chat = MockTeamChat::new();
-        chat.expect_post().withf(|_, text| text.contains("evening shift report for Downtown")).times(1).returning(|_, _| Ok(()));
+        chat.expect_post()
+            .withf(|_, text| text.contains("evening shift report for Downtown"))
+            .times(1)
+            .returning(|_, _| Ok(()));
         let jobs = jobs(store, chat, datetime!(2026-11-22 02:00 UTC));
         assert_eq!(jobs.remind().await.unwrap(), NudgeTally { sent: 1, already: 0, failed: 0 });
         assert_eq!(jobs.remind().await.unwrap(), NudgeTally { sent: 0, already: 1, failed: 0 });
@@ -226,7 +255,10 @@ mod tests {
         let mut store = MockNudgeStore::new();
         store.expect_locations().returning(|| Ok(vec![location()]));
         let (from, to) = (date!(2026 - 11 - 14), date!(2026 - 11 - 20));
-        store.expect_shift_starts().with(always(), always(), eq(from), eq(to)).returning(move |_, _, _, _| Ok(vec![(from, 9), (from, 18), (to, 12)]));
+        store
+            .expect_shift_starts()
+            .with(always(), always(), eq(from), eq(to))
+            .returning(move |_, _, _, _| Ok(vec![(from, 9), (from, 18), (to, 12)]));
         store.expect_filed_shift_reports().returning(move |_, _, _| Ok(vec![(from, ReportShift::Morning)]));
         store.expect_filed_manager_reports().returning(move |_, _, _| Ok(vec![from, to]));
         store
@@ -234,7 +266,11 @@ mod tests {
             .with(always(), eq(from), eq(3), eq(1), eq(2), eq(2), always())
             .times(1)
             .returning(|_, _, _, _, _, _, _| Ok(()));
-        store.expect_record_nudge().withf(|kind, _, period, _, _| kind == "compliance_staff" && period == "2026-11-14").times(1).returning(|_, _, _, _, _| Ok(true));
+        store
+            .expect_record_nudge()
+            .withf(|kind, _, period, _, _| kind == "compliance_staff" && period == "2026-11-14")
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(true));
         store.expect_nudge_delivered().returning(|_, _, _| Ok(()));
         let mut chat = MockTeamChat::new();
         chat.expect_post().withf(|_, text| text.contains("1 of 3 shift reports")).times(1).returning(|_, _| Ok(()));
@@ -246,9 +282,16 @@ mod tests {
     #[tokio::test]
     async fn a_failing_chat_is_counted_and_the_job_goes_on() {
         let mut store = MockNudgeStore::new();
-        store.expect_locations().returning(|| Ok(vec![location(), NudgeLocation { id: LocationId(Uuid::from_u128(1)), ..location() }]));
+        store
+            .expect_locations()
+            .returning(|| Ok(vec![location(), NudgeLocation { id: LocationId(Uuid::from_u128(1)), ..location() }]));
         store.expect_hero_mentions().returning(|_, _, _| Ok(vec!["Maria".into(), "maria ".into(), "Ben".into()]));
-        store.expect_record_mvp().withf(|_, week, names, count, _| *week == date!(2026 - 11 - 14) && names == &["Maria".to_owned()] && *count == 2).returning(|_, _, _, _, _| Ok(true));
+        store
+            .expect_record_mvp()
+            .withf(|_, week, names, count, _| {
+                *week == date!(2026 - 11 - 14) && names == &["Maria".to_owned()] && *count == 2
+            })
+            .returning(|_, _, _, _, _| Ok(true));
         store.expect_mvp_posted().times(1).returning(|_, _| Ok(()));
         let mut chat = MockTeamChat::new();
         let mut calls = 0;

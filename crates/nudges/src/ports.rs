@@ -21,11 +21,29 @@ pub struct NudgeLocation {
 pub trait NudgeStore: Send + Sync {
     async fn locations(&self) -> Result<Vec<NudgeLocation>, StoreError>;
     /// (business date, local start hour) of the location's non-draft shifts on those dates.
-    async fn shift_starts(&self, location: LocationId, timezone: &str, from: Date, to: Date) -> Result<Vec<(Date, u8)>, StoreError>;
-    async fn filed_shift_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<(Date, ReportShift)>, StoreError>;
+    async fn shift_starts(
+        &self,
+        location: LocationId,
+        timezone: &str,
+        from: Date,
+        to: Date,
+    ) -> Result<Vec<(Date, u8)>, StoreError>;
+    async fn filed_shift_reports(
+        &self,
+        location: LocationId,
+        from: Date,
+        to: Date,
+    ) -> Result<Vec<(Date, ReportShift)>, StoreError>;
     async fn filed_manager_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<Date>, StoreError>;
     /// Records a nudge; `false` when this (kind, target, period) was nudged before.
-    async fn record_nudge(&self, kind: &str, target: &str, period: &str, team: &TeamId, at: OffsetDateTime) -> Result<bool, StoreError>;
+    async fn record_nudge(
+        &self,
+        kind: &str,
+        target: &str,
+        period: &str,
+        team: &TeamId,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError>;
     async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError>;
     #[allow(clippy::too_many_arguments)]
     async fn save_compliance(
@@ -41,7 +59,14 @@ pub trait NudgeStore: Send + Sync {
     /// The hero names of the location's shift reports on those dates.
     async fn hero_mentions(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<String>, StoreError>;
     /// Records the week's MVP message; `false` when it exists already.
-    async fn record_mvp(&self, location: LocationId, week_start: Date, names: Vec<String>, mentions: u32, at: OffsetDateTime) -> Result<bool, StoreError>;
+    async fn record_mvp(
+        &self,
+        location: LocationId,
+        week_start: Date,
+        names: Vec<String>,
+        mentions: u32,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError>;
     async fn mvp_posted(&self, location: LocationId, week_start: Date) -> Result<(), StoreError>;
 }
 
@@ -49,18 +74,33 @@ pub trait NudgeStore: Send + Sync {
 #[async_trait]
 pub trait AnnouncementStore: Send + Sync {
     /// `None` when the location is not the team's.
-    async fn create(&self, announcement: &NewAnnouncement, at: OffsetDateTime) -> Result<Option<Announcement>, StoreError>;
+    async fn create(
+        &self,
+        announcement: &NewAnnouncement,
+        at: OffsetDateTime,
+    ) -> Result<Option<Announcement>, StoreError>;
     async fn list(&self, team: &TeamId) -> Result<Vec<Announcement>, StoreError>;
     /// Marks due, unpublished announcements published (each exactly once, `SKIP LOCKED`) and, in
     /// the same transaction, queues one push per member of the team (the outbox); returns them.
     async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError>;
     /// Claims up to `limit` queued pushes that are due at `now`, each leased until `lease_until`
     /// (a dead instance's claim is taken again after it) and counted as an attempt.
-    async fn claim_pushes(&self, now: OffsetDateTime, lease_until: OffsetDateTime, limit: u32) -> Result<Vec<PendingPush>, StoreError>;
+    async fn claim_pushes(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<PendingPush>, StoreError>;
     /// The push reached the member's devices (`devices` accepted it): it is never sent again.
     async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError>;
     /// The push failed: it is tried again at `retry_at`, or given up (`None`).
-    async fn push_failed(&self, announcement: Uuid, user: &UserId, retry_at: Option<OffsetDateTime>, error: &str) -> Result<(), StoreError>;
+    async fn push_failed(
+        &self,
+        announcement: Uuid,
+        user: &UserId,
+        retry_at: Option<OffsetDateTime>,
+        error: &str,
+    ) -> Result<(), StoreError>;
 }
 
 /// One member's push of a published announcement, waiting in the outbox.
@@ -81,4 +121,3 @@ pub trait UserPush: Send + Sync {
     /// Returns how many devices accepted it.
     async fn push(&self, user: &UserId, title: &str, body: &str, url: &str) -> Result<u32, StoreError>;
 }
-

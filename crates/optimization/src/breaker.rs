@@ -16,13 +16,19 @@ pub struct CircuitOpen {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
-    Closed { failures: u32 },
-    Open { until: OffsetDateTime },
+    Closed {
+        failures: u32,
+    },
+    Open {
+        until: OffsetDateTime,
+    },
     /// One trial call is in flight since `since`; its outcome closes or reopens the circuit. A
     /// trial that neither succeeds nor fails (it was cancelled, or hangs) does not hold the
     /// circuit: dropping its permit reopens it for another trial at once, and a trial older than
     /// the open period is given up.
-    HalfOpen { since: OffsetDateTime },
+    HalfOpen {
+        since: OffsetDateTime,
+    },
 }
 
 /// A circuit breaker around a store: after 5 consecutive failures it opens for the open period

@@ -56,9 +56,9 @@ mod tests {
 
     #[test]
     fn a_location_goal_wins_over_the_team_default_day_by_day() {
-        let goals = effective_goals(&[goal(None, 0, 100), goal(Some(1), 0, 200), goal(None, 1, 300), goal(Some(1), 3, 400)]);
-        let days: Vec<(u8, i64)> =
-            goals.iter().map(|g| (g.day_of_week, g.sales_goal.try_into().unwrap())).collect();
+        let goals =
+            effective_goals(&[goal(None, 0, 100), goal(Some(1), 0, 200), goal(None, 1, 300), goal(Some(1), 3, 400)]);
+        let days: Vec<(u8, i64)> = goals.iter().map(|g| (g.day_of_week, g.sales_goal.try_into().unwrap())).collect();
         assert_eq!(days, [(0, 200), (1, 300), (3, 400)]);
     }
 }

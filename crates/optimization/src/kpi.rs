@@ -57,7 +57,8 @@ pub fn build_report(week: Week, data: &WeekData) -> OptimizationReport {
             let hours_of = |department: Department| -> Decimal {
                 data.labor.iter().filter(|f| f.date == day && f.department == department).map(|f| f.hours).sum()
             };
-            let (foh_hours, boh_hours, na_hours) = (hours_of(Department::Foh), hours_of(Department::Boh), hours_of(Department::Other));
+            let (foh_hours, boh_hours, na_hours) =
+                (hours_of(Department::Foh), hours_of(Department::Boh), hours_of(Department::Other));
             let cost: Decimal = data.labor.iter().filter(|f| f.date == day).map(|f| f.cost).sum();
             let sales: Decimal = sales_by_category.iter().filter(|r| r.day == day).map(|r| r.total).sum();
             let (labor_pct_fraction, labor_pct_reason) = labor_pct(cost, sales);
@@ -192,8 +193,16 @@ mod tests {
     fn weekly_kpis_are_ratios_of_totals_not_means_of_days() {
         let (sat, sun) = (date!(2026 - 11 - 14), date!(2026 - 11 - 15));
         let data = WeekData {
-            sales: vec![sale(sat, Block::Dinner, "1000", Some(40)), sale(sat, Block::Lunch, "500", Some(20)), sale(sun, Block::Lunch, "100", None)],
-            labor: vec![labor(sat, Department::Foh, "10", "150"), labor(sat, Department::Boh, "5", "100"), labor(sun, Department::Other, "10", "150")],
+            sales: vec![
+                sale(sat, Block::Dinner, "1000", Some(40)),
+                sale(sat, Block::Lunch, "500", Some(20)),
+                sale(sun, Block::Lunch, "100", None),
+            ],
+            labor: vec![
+                labor(sat, Department::Foh, "10", "150"),
+                labor(sat, Department::Boh, "5", "100"),
+                labor(sun, Department::Other, "10", "150"),
+            ],
             goals: vec![],
         };
         let report = build_report(week(), &data);
@@ -212,7 +221,10 @@ mod tests {
         let blocks: Vec<Block> = report.sales_by_category.iter().map(|r| r.block).collect();
         assert_eq!(blocks, [Block::Lunch, Block::Dinner, Block::Lunch], "by day, then block");
         let labor_sat = &report.labor_by_category[0];
-        assert_eq!((labor_sat.foh_hours, labor_sat.boh_hours, labor_sat.na_hours, labor_sat.total_hours), (d("10"), d("5"), d("0"), d("15")));
+        assert_eq!(
+            (labor_sat.foh_hours, labor_sat.boh_hours, labor_sat.na_hours, labor_sat.total_hours),
+            (d("10"), d("5"), d("0"), d("15"))
+        );
     }
 
     #[test]
@@ -249,7 +261,10 @@ mod tests {
     }
 
     fn facts() -> impl Strategy<Value = WeekData> {
-        let sales = proptest::collection::vec((0i64..7, 0usize..3, money(), money(), money(), proptest::option::of(0i64..500)), 0..30);
+        let sales = proptest::collection::vec(
+            (0i64..7, 0usize..3, money(), money(), money(), proptest::option::of(0i64..500)),
+            0..30,
+        );
         let labor = proptest::collection::vec((0i64..7, 0usize..3, hours(), money()), 0..30);
         (sales, labor).prop_map(|(sales, labor)| {
             let start = date!(2026 - 11 - 14);

@@ -18,6 +18,9 @@ pub use model::{Block, Department, LaborFact, SalesFact, SalesRow, StoredGoal, W
 pub use ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnalyticsStore, MockReportCache};
-pub use report::{DailyRow, GoalsResponse, LaborRow, OptimizationReport, RenderedReport, SalesRow as SalesReportRow, Summary, WeeklySummary};
+pub use report::{
+    DailyRow, GoalsResponse, LaborRow, OptimizationReport, RenderedReport, SalesRow as SalesReportRow, Summary,
+    WeeklySummary,
+};
 pub use requests::{GoalRequest, GoalsQuery, GoalsRequest, OptimizationQuery, SalesIngestRequest, SalesRowRequest};
 pub use service::{CacheStatus, OptimizationError, OptimizationService};

@@ -77,4 +77,3 @@ pub struct SalesRow {
     pub other: Money,
     pub guests: Option<i32>,
 }
-

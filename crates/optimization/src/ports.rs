@@ -3,8 +3,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use opsd_core::{LocationId, StoreError, TeamId};
 
-use crate::model::{SalesRow, StoredGoal, Week, WeekData};
 use crate::goals::DayGoal;
+use crate::model::{SalesRow, StoredGoal, Week, WeekData};
 use crate::report::RenderedReport;
 
 #[derive(Debug, thiserror::Error)]
@@ -21,13 +21,23 @@ pub enum IngestError {
 pub trait AnalyticsStore: Send + Sync {
     /// The week's facts and goals for the team, or one location of it. `None` when the team is
     /// unknown or the location is not the team's. A fixed number of round trips, whatever the data.
-    async fn week(&self, team: &TeamId, location: Option<LocationId>, week: Week) -> Result<Option<WeekData>, StoreError>;
+    async fn week(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        week: Week,
+    ) -> Result<Option<WeekData>, StoreError>;
     /// The stored goals of the scope (a location's own and the team defaults); `None` as above.
     async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Option<Vec<StoredGoal>>, StoreError>;
     /// Upserts sales by (location, date, block) in one transaction; returns the rows written.
     async fn ingest_sales(&self, team: &TeamId, rows: &[SalesRow]) -> Result<u64, IngestError>;
     /// Upserts the scope's goals by weekday; `None` when the location is not the team's.
-    async fn set_goals(&self, team: &TeamId, location: Option<LocationId>, goals: &[DayGoal]) -> Result<Option<()>, StoreError>;
+    async fn set_goals(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        goals: &[DayGoal],
+    ) -> Result<Option<()>, StoreError>;
 }
 
 /// A report's cache key: team, location (or all of the team's) and week.
@@ -43,7 +53,9 @@ pub enum CacheLookup {
     Hit(Arc<RenderedReport>),
     /// Not cached; `generation` must be handed back to `put`, which drops the report if the team
     /// was invalidated meanwhile.
-    Miss { generation: u64 },
+    Miss {
+        generation: u64,
+    },
 }
 
 /// The shared 15-minute cache of reports.

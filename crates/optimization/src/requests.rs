@@ -206,7 +206,8 @@ impl GoalsRequest {
                 errors.push(field("dayOfWeek"), "repeats a weekday");
             }
             let sales_goal = errors.check(parse_money(&field("salesGoal"), &goal.sales_goal.to_string()));
-            let labor_pct_target = errors.check(parse_money(&field("laborPctTarget"), &goal.labor_pct_target.to_string()));
+            let labor_pct_target =
+                errors.check(parse_money(&field("laborPctTarget"), &goal.labor_pct_target.to_string()));
             if labor_pct_target.is_some_and(|t| t > Decimal::ONE_HUNDRED) {
                 errors.push(field("laborPctTarget"), "must be at most 100");
             }
@@ -253,9 +254,11 @@ mod tests {
 
     #[test]
     fn sales_rows_are_checked_one_by_one_and_duplicates_named() {
-        let row = |block: &str, food: serde_json::Value| json!({
-            "locationId": Uuid::nil(), "date": "2026-11-21", "block": block, "food": food, "beverage": 1, "other": 0,
-        });
+        let row = |block: &str, food: serde_json::Value| {
+            json!({
+                "locationId": Uuid::nil(), "date": "2026-11-21", "block": block, "food": food, "beverage": 1, "other": 0,
+            })
+        };
         let request: SalesIngestRequest = serde_json::from_value(json!({
             "teamId": "org_1", "rows": [row("Lunch", json!(10)), row("Dinner", json!(-1)), row("Lunch", json!(5))],
         }))

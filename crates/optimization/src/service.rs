@@ -54,7 +54,10 @@ impl OptimizationService {
     }
 
     /// The week's report, from the cache when it holds it (even while the circuit is open).
-    pub async fn report(&self, query: &OptimizationQuery) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
+    pub async fn report(
+        &self,
+        query: &OptimizationQuery,
+    ) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
         let (team, location, week) = query.parse()?;
         let key = ReportKey { team, location, week };
         let generation = match self.cache.get(&key).await {
@@ -132,7 +135,12 @@ mod tests {
         clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
         let mut invalidation = MockTeamCacheInvalidation::new();
         invalidation.expect_invalidate_team().return_const(());
-        OptimizationService::new(Arc::new(store), Arc::new(cache), Arc::new(invalidation), CircuitBreaker::new(Arc::new(clock), crate::breaker::DEFAULT_OPEN_FOR))
+        OptimizationService::new(
+            Arc::new(store),
+            Arc::new(cache),
+            Arc::new(invalidation),
+            CircuitBreaker::new(Arc::new(clock), crate::breaker::DEFAULT_OPEN_FOR),
+        )
     }
 
     fn missing_cache() -> MockReportCache {
@@ -145,7 +153,10 @@ mod tests {
     async fn a_cache_hit_does_not_touch_the_store() {
         let mut store = MockAnalyticsStore::new();
         store.expect_week().never();
-        let report = Arc::new(RenderedReport::new(build_report(crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)), &WeekData::default())));
+        let report = Arc::new(RenderedReport::new(build_report(
+            crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)),
+            &WeekData::default(),
+        )));
         let mut cache = MockReportCache::new();
         cache.expect_get().returning(move |_| CacheLookup::Hit(report.clone()));
         let (_, status) = service(store, cache).report(&query()).await.unwrap();
@@ -157,7 +168,11 @@ mod tests {
         let mut store = MockAnalyticsStore::new();
         store.expect_week().times(1).returning(|_, _, _| Ok(Some(WeekData::default())));
         let mut cache = missing_cache();
-        cache.expect_put().withf(|key, _, generation| key.team == TeamId::new("org_1") && *generation == 7).times(1).return_const(());
+        cache
+            .expect_put()
+            .withf(|key, _, generation| key.team == TeamId::new("org_1") && *generation == 7)
+            .times(1)
+            .return_const(());
         let (report, status) = service(store, cache).report(&query()).await.unwrap();
         assert_eq!(status, CacheStatus::Miss);
         assert_eq!(report.report.week_label, "Week of 2026-11-21");

@@ -22,13 +22,10 @@ impl SlackWebhookChat {
 impl TeamChat for SlackWebhookChat {
     async fn post(&self, webhook_url: &str, text: &str) -> Result<(), String> {
         self.targets.check(webhook_url).await.map_err(|rejected| format!("refused target: {rejected}"))?;
-        let response = self
-            .client
-            .post(webhook_url)
-            .json(&serde_json::json!({ "text": text }))
-            .send()
-            .await
-            .map_err(|error| if error.is_timeout() { "timeout".to_owned() } else { "connection failed".to_owned() })?;
+        let response =
+            self.client.post(webhook_url).json(&serde_json::json!({ "text": text })).send().await.map_err(|error| {
+                if error.is_timeout() { "timeout".to_owned() } else { "connection failed".to_owned() }
+            })?;
         if response.status().is_success() { Ok(()) } else { Err(format!("answered {}", response.status().as_u16())) }
     }
 }
@@ -51,7 +48,10 @@ mod tests {
             .mount(&server)
             .await;
         Mock::given(path("/down")).respond_with(ResponseTemplate::new(500)).mount(&server).await;
-        Mock::given(path("/slow")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(2))).mount(&server).await;
+        Mock::given(path("/slow"))
+            .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(2)))
+            .mount(&server)
+            .await;
         let chat = SlackWebhookChat::new(OutboundTargets { allow_loopback: true }, Duration::from_millis(300));
         assert_eq!(chat.post(&format!("{}/ok", server.uri()), "hello").await, Ok(()));
         assert_eq!(chat.post(&format!("{}/down", server.uri()), "hello").await, Err("answered 500".into()));

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use secrecy::{ExposeSecret, SecretString};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use opsd_assistant::{LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ModelStream, ToolCall};
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone)]
@@ -30,7 +30,8 @@ pub struct ChatCompletions {
 
 impl ChatCompletions {
     pub fn new(config: ChatCompletionsConfig) -> Self {
-        let client = reqwest::Client::builder().connect_timeout(config.connect_timeout).build().expect("a reqwest client");
+        let client =
+            reqwest::Client::builder().connect_timeout(config.connect_timeout).build().expect("a reqwest client");
         Self { config, client }
     }
 }
@@ -39,19 +40,24 @@ fn message_json(message: &ModelMessage) -> Value {
     match message {
         ModelMessage::System(text) => json!({ "role": "system", "content": text }),
         ModelMessage::User(text) => json!({ "role": "user", "content": text }),
-        ModelMessage::Assistant { text, tool_calls } if tool_calls.is_empty() => json!({ "role": "assistant", "content": text }),
+        ModelMessage::Assistant { text, tool_calls } if tool_calls.is_empty() => {
+            json!({ "role": "assistant", "content": text })
+        }
         ModelMessage::Assistant { text, tool_calls } => json!({
             "role": "assistant",
             "content": if text.is_empty() { Value::Null } else { json!(text) },
             "tool_calls": tool_calls.iter().map(|c| json!({ "id": c.id, "type": "function", "function": { "name": c.name, "arguments": c.arguments } })).collect::<Vec<_>>(),
         }),
-        ModelMessage::Tool { call_id, content } => json!({ "role": "tool", "tool_call_id": call_id, "content": content }),
+        ModelMessage::Tool { call_id, content } => {
+            json!({ "role": "tool", "tool_call_id": call_id, "content": content })
+        }
     }
 }
 
 /// Classifies a refused request by its status and the shape of its body.
 fn classify(status: u16, body: &str) -> ModelError {
-    let too_long = ["context_length", "maximum context", "too long", "max_tokens"].iter().any(|hint| body.contains(hint));
+    let too_long =
+        ["context_length", "maximum context", "too long", "max_tokens"].iter().any(|hint| body.contains(hint));
     match status {
         401 | 403 => ModelError::Auth,
         429 => ModelError::RateLimit,
@@ -234,7 +240,12 @@ mod tests {
         // Cut inside the two-byte é and inside the four-byte emoji.
         let e_at = event.windows(2).position(|w| w == [0xC3, 0xA9]).unwrap() + 1;
         let fries_at = event.windows(1).position(|w| w[0] == 0xF0).unwrap() + 2;
-        let parts = vec![event[..e_at].to_vec(), event[e_at..fries_at].to_vec(), event[fries_at..].to_vec(), b"data: [DONE]\n\n".to_vec()];
+        let parts = vec![
+            event[..e_at].to_vec(),
+            event[e_at..fries_at].to_vec(),
+            event[fries_at..].to_vec(),
+            b"data: [DONE]\n\n".to_vec(),
+        ];
         let base = provider(parts, Duration::from_millis(50)).await;
         let events: Vec<_> = model(base, Duration::from_secs(5)).stream(request()).await.unwrap().collect().await;
         assert_eq!(events[0], Ok(ModelEvent::TextDelta("caf\u{e9} \u{1F35F}".into())));

@@ -9,8 +9,10 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use opsd_scheduling::{
+    ProviderDepartment, ProviderError, ProviderRole, ProviderShift, ProviderUser, SchedulingProvider,
+};
 use secrecy::{ExposeSecret, SecretString};
-use opsd_scheduling::{ProviderDepartment, ProviderError, ProviderRole, ProviderShift, ProviderUser, SchedulingProvider};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -149,7 +151,11 @@ impl SevenShifts {
     }
 
     /// Every page of a listing.
-    async fn all<T: DeserializeOwned>(&self, resource: &str, query: &[(&str, String)]) -> Result<Vec<T>, ProviderError> {
+    async fn all<T: DeserializeOwned>(
+        &self,
+        resource: &str,
+        query: &[(&str, String)],
+    ) -> Result<Vec<T>, ProviderError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
@@ -171,13 +177,24 @@ impl SevenShifts {
     async fn get<T: DeserializeOwned>(&self, resource: &str, params: &[(&str, String)]) -> Result<T, ProviderError> {
         let mut wait = self.config.backoff;
         for attempt in 0..=RETRIES {
-            let sent = self.client.get(self.url(resource)).bearer_auth(self.config.token.expose_secret()).query(params).send().await;
+            let sent = self
+                .client
+                .get(self.url(resource))
+                .bearer_auth(self.config.token.expose_secret())
+                .query(params)
+                .send()
+                .await;
             let retry = match sent {
                 Ok(response) if response.status().is_success() => {
-                    let body = response.bytes().await.map_err(|e| if e.is_timeout() { ProviderError::Timeout } else { ProviderError::Network })?;
+                    let body = response
+                        .bytes()
+                        .await
+                        .map_err(|e| if e.is_timeout() { ProviderError::Timeout } else { ProviderError::Network })?;
                     return serde_json::from_slice(&body).map_err(|e| ProviderError::Malformed(e.to_string()));
                 }
-                Ok(response) if matches!(response.status().as_u16(), 401 | 403) => return Err(ProviderError::Unauthorized),
+                Ok(response) if matches!(response.status().as_u16(), 401 | 403) => {
+                    return Err(ProviderError::Unauthorized);
+                }
                 Ok(response) if response.status().as_u16() == 429 => {
                     let after = response
                         .headers()
@@ -213,7 +230,12 @@ impl SevenShifts {
 
 #[async_trait]
 impl SchedulingProvider for SevenShifts {
-    async fn shifts(&self, location: &str, from: OffsetDateTime, to: OffsetDateTime) -> Result<Vec<ProviderShift>, ProviderError> {
+    async fn shifts(
+        &self,
+        location: &str,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Result<Vec<ProviderShift>, ProviderError> {
         let window = [
             ("location_id", location.to_owned()),
             ("start[gte]", from.format(&Rfc3339).expect("formats")),
@@ -236,7 +258,11 @@ impl SchedulingProvider for SevenShifts {
         let users: Vec<UserJson> = self.all("users", &[]).await?;
         Ok(users
             .into_iter()
-            .map(|u| ProviderUser { id: id(&u.id), first_name: u.first_name.unwrap_or_default(), last_name: u.last_name.unwrap_or_default() })
+            .map(|u| ProviderUser {
+                id: id(&u.id),
+                first_name: u.first_name.unwrap_or_default(),
+                last_name: u.last_name.unwrap_or_default(),
+            })
             .collect())
     }
 
@@ -310,11 +336,19 @@ mod tests {
             .await;
         Mock::given(path("/v2/company/1/shifts"))
             .and(query_param("draft", "true"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({ "data": [shift(3, true)], "meta": { "cursor": { "next": null } } })))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(
+                    serde_json::json!({ "data": [shift(3, true)], "meta": { "cursor": { "next": null } } }),
+                ),
+            )
             .mount(&server)
             .await;
-        let shifts = provider(&server).shifts("100", datetime!(2026-11-08 00:00 UTC), datetime!(2026-12-21 00:00 UTC)).await.unwrap();
-        let ids: Vec<(&str, bool, u32)> = shifts.iter().map(|s| (s.id.as_str(), s.draft, s.unpaid_break_minutes)).collect();
+        let shifts = provider(&server)
+            .shifts("100", datetime!(2026-11-08 00:00 UTC), datetime!(2026-12-21 00:00 UTC))
+            .await
+            .unwrap();
+        let ids: Vec<(&str, bool, u32)> =
+            shifts.iter().map(|s| (s.id.as_str(), s.draft, s.unpaid_break_minutes)).collect();
         assert_eq!(ids, [("1", false, 30), ("2", false, 30), ("3", true, 30)]);
         assert_eq!(shifts[0].hourly_wage_cents, Some(1650));
     }
@@ -328,11 +362,22 @@ mod tests {
             .mount(&server)
             .await;
         Mock::given(path("/v2/company/1/users"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({ "data": [{ "id": 7, "first_name": "Ana", "last_name": "Ruiz" }] })))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(
+                    serde_json::json!({ "data": [{ "id": 7, "first_name": "Ana", "last_name": "Ruiz" }] }),
+                ),
+            )
             .mount(&server)
             .await;
-        Mock::given(path("/v2/company/1/roles")).respond_with(ResponseTemplate::new(503)).expect(4).mount(&server).await;
-        Mock::given(path("/v2/company/1/departments")).respond_with(ResponseTemplate::new(200).set_body_string("{not json")).mount(&server).await;
+        Mock::given(path("/v2/company/1/roles"))
+            .respond_with(ResponseTemplate::new(503))
+            .expect(4)
+            .mount(&server)
+            .await;
+        Mock::given(path("/v2/company/1/departments"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("{not json"))
+            .mount(&server)
+            .await;
         let provider = provider(&server);
         assert_eq!(provider.users().await.unwrap()[0].first_name, "Ana");
         assert_eq!(provider.roles().await, Err(ProviderError::ServerError(503)));
@@ -342,7 +387,10 @@ mod tests {
     #[tokio::test]
     async fn a_hanging_provider_times_out_and_a_bad_token_is_unauthorized() {
         let server = MockServer::start().await;
-        Mock::given(path("/v2/company/1/users")).respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(3))).mount(&server).await;
+        Mock::given(path("/v2/company/1/users"))
+            .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(3)))
+            .mount(&server)
+            .await;
         Mock::given(path("/v2/company/1/roles")).respond_with(ResponseTemplate::new(401)).mount(&server).await;
         let provider = provider(&server);
         assert_eq!(provider.users().await, Err(ProviderError::Timeout));

@@ -97,8 +97,14 @@ impl Resolve for GuardedResolver {
 
 /// Host names of cloud metadata services, refused by name as well as by their (link-local or
 /// unique-local) addresses.
-const METADATA_HOSTS: [&str; 6] =
-    ["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal", "metadata.azure.internal"];
+const METADATA_HOSTS: [&str; 6] = [
+    "metadata",
+    "metadata.google.internal",
+    "metadata.goog",
+    "instance-data",
+    "instance-data.ec2.internal",
+    "metadata.azure.internal",
+];
 
 fn is_metadata_host(host: &str) -> bool {
     let host = host.trim_end_matches('.').to_ascii_lowercase();
@@ -152,18 +158,49 @@ mod tests {
     #[test]
     fn private_and_special_addresses_are_not_public() {
         for ip in [
-            "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "0.0.0.0", "100.64.0.1",
-            "255.255.255.255", "224.0.0.1", "::1", "::", "fd00::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+            "::1",
+            "::",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
             // Added by the security review: CGNAT, "this network", benchmarking, documentation, reserved.
-            "100.127.255.254", "0.1.2.3", "198.18.0.1", "198.19.255.255", "192.0.2.1", "198.51.100.1", "203.0.113.9",
-            "240.0.0.1", "239.255.255.250", "192.0.0.1",
+            "100.127.255.254",
+            "0.1.2.3",
+            "198.18.0.1",
+            "198.19.255.255",
+            "192.0.2.1",
+            "198.51.100.1",
+            "203.0.113.9",
+            "240.0.0.1",
+            "239.255.255.250",
+            "192.0.0.1",
             // IPv6 forms that carry an internal IPv4 address, or leave the network's control.
-            "64:ff9b::7f00:1", "64:ff9b::a00:1", "64:ff9b:1::808:808", "2002:7f00:1::", "2002:a9fe:a9fe::1",
-            "2001:0:4136:e378:8000:63bf:3fff:fdd2", "ff02::1", "ff0e::1", "2001:db8::1", "fec0::1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a00:1",
+            "64:ff9b:1::808:808",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "ff02::1",
+            "ff0e::1",
+            "2001:db8::1",
+            "fec0::1",
         ] {
             assert!(!is_public_address(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.4.4"] {
+        for ip in
+            ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.4.4"]
+        {
             assert!(is_public_address(ip.parse().unwrap()), "{ip}");
         }
     }

@@ -43,7 +43,9 @@ impl VapidKeys {
     /// Checks the private key, derives its public key, and checks a configured public key matches.
     pub fn new(private_key: &str, public_key: Option<&str>, subject: &str) -> Result<Self, VapidKeyError> {
         // The key crate panics on a scalar of the wrong length, so the length is checked first.
-        let scalar = URL_SAFE_NO_PAD.decode(private_key.trim().trim_end_matches('=')).map_err(|_| VapidKeyError::InvalidPrivateKey)?;
+        let scalar = URL_SAFE_NO_PAD
+            .decode(private_key.trim().trim_end_matches('='))
+            .map_err(|_| VapidKeyError::InvalidPrivateKey)?;
         if scalar.len() != 32 {
             return Err(VapidKeyError::InvalidPrivateKey);
         }
@@ -56,7 +58,11 @@ impl VapidKeys {
         if !(subject.starts_with("mailto:") || subject.starts_with("https://")) {
             return Err(VapidKeyError::InvalidSubject);
         }
-        Ok(Self { private_key: private_key.trim().trim_end_matches('=').to_owned(), public_key: derived, subject: subject.to_owned() })
+        Ok(Self {
+            private_key: private_key.trim().trim_end_matches('=').to_owned(),
+            public_key: derived,
+            subject: subject.to_owned(),
+        })
     }
 
     /// A fresh key pair: (public key for `applicationServerKey`, private key), both base64url.
@@ -82,11 +88,21 @@ impl VapidPushSender {
         Self { keys, client: targets.guarded_client(timeout), targets }
     }
 
-    fn message(&self, keys: &VapidKeys, subscription: &Subscription, payload: &[u8]) -> Result<web_push::WebPushMessage, String> {
-        let info = SubscriptionInfo::new(subscription.endpoint.as_str(), subscription.p256dh.as_str(), subscription.auth.as_str());
+    fn message(
+        &self,
+        keys: &VapidKeys,
+        subscription: &Subscription,
+        payload: &[u8],
+    ) -> Result<web_push::WebPushMessage, String> {
+        let info = SubscriptionInfo::new(
+            subscription.endpoint.as_str(),
+            subscription.p256dh.as_str(),
+            subscription.auth.as_str(),
+        );
         // RFC 8292: `aud` is the origin of the push resource, port included (web-push's default
         // drops a non-default port).
-        let audience = url::Url::parse(&subscription.endpoint).map_err(|e| e.to_string())?.origin().ascii_serialization();
+        let audience =
+            url::Url::parse(&subscription.endpoint).map_err(|e| e.to_string())?.origin().ascii_serialization();
         let mut signature = VapidSignatureBuilder::from_base64(&keys.private_key, &info).map_err(|e| e.to_string())?;
         signature.add_claim("sub", keys.subject.as_str());
         signature.add_claim("aud", audience.as_str());
@@ -150,7 +166,10 @@ mod tests {
         let keys = VapidKeys::new(&private, Some(&public), "mailto:ops@example.com").unwrap();
         assert_eq!(keys.public_key(), public);
         let (other, _) = VapidKeys::generate();
-        assert!(matches!(VapidKeys::new(&private, Some(&other), "mailto:a@b.c"), Err(VapidKeyError::PublicKeyMismatch)));
+        assert!(matches!(
+            VapidKeys::new(&private, Some(&other), "mailto:a@b.c"),
+            Err(VapidKeyError::PublicKeyMismatch)
+        ));
         assert!(matches!(VapidKeys::new("nope", None, "mailto:a@b.c"), Err(VapidKeyError::InvalidPrivateKey)));
         assert!(matches!(VapidKeys::new(&private, None, "ops"), Err(VapidKeyError::InvalidSubject)));
     }

@@ -54,15 +54,17 @@ impl ThreadStore for PgThreadStore {
 
     async fn append(&self, thread: ThreadId, role: Role, content: &str, at: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("INSERT INTO assistant_messages (id, thread_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5)")
-            .bind::<SqlUuid, _>(Uuid::now_v7())
-            .bind::<SqlUuid, _>(thread.0)
-            .bind::<Text, _>(role.as_str())
-            .bind::<Text, _>(content)
-            .bind::<Timestamptz, _>(at)
-            .execute(&mut conn)
-            .await
-            .map_err(store_error)?;
+        diesel::sql_query(
+            "INSERT INTO assistant_messages (id, thread_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind::<SqlUuid, _>(Uuid::now_v7())
+        .bind::<SqlUuid, _>(thread.0)
+        .bind::<Text, _>(role.as_str())
+        .bind::<Text, _>(content)
+        .bind::<Timestamptz, _>(at)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
         Ok(())
     }
 
@@ -86,7 +88,10 @@ impl ThreadStore for PgThreadStore {
         turns.reverse();
         Ok(turns
             .into_iter()
-            .map(|t| ChatMessage { role: if t.role == "assistant" { Role::Assistant } else { Role::User }, content: t.content })
+            .map(|t| ChatMessage {
+                role: if t.role == "assistant" { Role::Assistant } else { Role::User },
+                content: t.content,
+            })
             .collect())
     }
 }
@@ -111,12 +116,14 @@ impl UsageStore for PgUsageStore {
             tokens: i64,
         }
         let mut conn = self.db.conn().await?;
-        let used: Used = diesel::sql_query("SELECT COALESCE((SELECT tokens FROM assistant_usage WHERE team_id = $1 AND day = $2), 0) AS tokens")
-            .bind::<Text, _>(team.as_str())
-            .bind::<diesel::sql_types::Date, _>(day)
-            .get_result(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let used: Used = diesel::sql_query(
+            "SELECT COALESCE((SELECT tokens FROM assistant_usage WHERE team_id = $1 AND day = $2), 0) AS tokens",
+        )
+        .bind::<Text, _>(team.as_str())
+        .bind::<diesel::sql_types::Date, _>(day)
+        .get_result(&mut conn)
+        .await
+        .map_err(store_error)?;
         Ok(u64::try_from(used.tokens).unwrap_or(0))
     }
 

@@ -90,7 +90,8 @@ impl Listener {
     async fn connect(database_url: &str) -> Result<Self, ListenError> {
         let mut connect = crate::tls::PgConnect::from_url(database_url).map_err(ListenError::Config)?;
         connect.config.application_name("opsd-listener");
-        let (client, mut connection) = connect.config.connect(connect.tls.clone()).await.map_err(ListenError::Connect)?;
+        let (client, mut connection) =
+            connect.config.connect(connect.tls.clone()).await.map_err(ListenError::Connect)?;
         let (sender, messages) = futures::channel::mpsc::unbounded();
         let driver = tokio::spawn(async move {
             let mut stream = futures::stream::poll_fn(move |cx| connection.poll_message(cx));

@@ -90,11 +90,9 @@ impl ContactStore for PgContactStore {
 
     async fn soft_delete(&self, team: &TeamId, contact: ContactId, at: OffsetDateTime) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        let updated = diesel::update(
-            contacts::table.filter(
-                contacts::id.eq(contact.0).and(contacts::team_id.eq(team.as_str())).and(contacts::deleted_at.is_null()),
-            ),
-        )
+        let updated = diesel::update(contacts::table.filter(
+            contacts::id.eq(contact.0).and(contacts::team_id.eq(team.as_str())).and(contacts::deleted_at.is_null()),
+        ))
         .set(contacts::deleted_at.eq(at))
         .execute(&mut conn)
         .await

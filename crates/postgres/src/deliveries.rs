@@ -35,10 +35,7 @@ pub(crate) async fn record_delivery(
     if inserted == 1 {
         return Ok(Recorded::New);
     }
-    let stored: String = webhook_deliveries::table
-        .find((source, id))
-        .select(webhook_deliveries::body_sha256)
-        .first(conn)
-        .await?;
+    let stored: String =
+        webhook_deliveries::table.find((source, id)).select(webhook_deliveries::body_sha256).first(conn).await?;
     Ok(if stored == body_sha256 { Recorded::SameBody } else { Recorded::OtherBody })
 }

@@ -103,7 +103,10 @@ mod tests {
             assert!(matches!(unknown(fault), StoreError::Unavailable(_)), "{fault}");
         }
         assert!(matches!(unknown("column \"nope\" does not exist"), StoreError::Unknown(_)));
-        let closed = store_error(Error::DatabaseError(DatabaseErrorKind::UnableToSendCommand, Box::new("connection closed".to_owned())));
+        let closed = store_error(Error::DatabaseError(
+            DatabaseErrorKind::UnableToSendCommand,
+            Box::new("connection closed".to_owned()),
+        ));
         assert!(matches!(closed, StoreError::Unavailable(_)));
     }
 }

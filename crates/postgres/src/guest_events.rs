@@ -4,7 +4,9 @@ use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Int2, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
-use opsd_coupons::{ClaimedEvent, EnqueueOutcome, GuestAlert, GuestEventStore, HoldOutcome, OfferId, QueuedEvent, ReservationId};
+use opsd_coupons::{
+    ClaimedEvent, EnqueueOutcome, GuestAlert, GuestEventStore, HoldOutcome, OfferId, QueuedEvent, ReservationId,
+};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -104,7 +106,12 @@ impl GuestEventStore for PgGuestEventStore {
         .map_err(store_error)
     }
 
-    async fn claim(&self, limit: u32, now: OffsetDateTime, lease_until: OffsetDateTime) -> Result<Vec<ClaimedEvent>, StoreError> {
+    async fn claim(
+        &self,
+        limit: u32,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+    ) -> Result<Vec<ClaimedEvent>, StoreError> {
         let mut conn = self.db.conn().await?;
         let rows: Vec<ClaimedRow> = diesel::sql_query(
             "UPDATE guest_events SET state = 'processing', available_at = $3 \
@@ -244,7 +251,12 @@ impl GuestEventStore for PgGuestEventStore {
         Ok(())
     }
 
-    async fn record_alert(&self, feedback_id: &str, max_rating: u8, at: OffsetDateTime) -> Result<Option<GuestAlert>, StoreError> {
+    async fn record_alert(
+        &self,
+        feedback_id: &str,
+        max_rating: u8,
+        at: OffsetDateTime,
+    ) -> Result<Option<GuestAlert>, StoreError> {
         let mut conn = self.db.conn().await?;
         let row: Option<AlertRow> = diesel::sql_query(
             "WITH created AS ( \

@@ -23,7 +23,11 @@ impl PgIdentityEventStore {
 
 #[async_trait]
 impl IdentityEventStore for PgIdentityEventStore {
-    async fn record_and_apply(&self, delivery: &Delivery, event: &IdentityEvent) -> Result<DeliveryOutcome, StoreError> {
+    async fn record_and_apply(
+        &self,
+        delivery: &Delivery,
+        event: &IdentityEvent,
+    ) -> Result<DeliveryOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             let recorded = record_delivery(
@@ -111,10 +115,19 @@ async fn delete_user(conn: &mut AsyncPgConnection, user: &UserId) -> Result<Vec<
 
 /// Grants or changes a membership, unless the user or team is deleted or a newer event (a later
 /// removal or change) was applied already. Returns the team when the membership changed.
-async fn set_membership(conn: &mut AsyncPgConnection, change: &MembershipChange) -> Result<Vec<TeamId>, diesel::result::Error> {
+async fn set_membership(
+    conn: &mut AsyncPgConnection,
+    change: &MembershipChange,
+) -> Result<Vec<TeamId>, diesel::result::Error> {
     let (user, team) = (change.user_id.as_str(), change.team_id.as_str());
-    diesel::sql_query("INSERT INTO users (id) VALUES ($1) ON CONFLICT DO NOTHING").bind::<Text, _>(user).execute(conn).await?;
-    diesel::sql_query("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING").bind::<Text, _>(team).execute(conn).await?;
+    diesel::sql_query("INSERT INTO users (id) VALUES ($1) ON CONFLICT DO NOTHING")
+        .bind::<Text, _>(user)
+        .execute(conn)
+        .await?;
+    diesel::sql_query("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING")
+        .bind::<Text, _>(team)
+        .execute(conn)
+        .await?;
     let written = diesel::sql_query(
         "INSERT INTO memberships (user_id, team_id, role, provider_updated_at) \
          SELECT $1, $2, $3, $4 \
@@ -145,7 +158,10 @@ async fn set_membership(conn: &mut AsyncPgConnection, change: &MembershipChange)
 
 /// Removes a membership (unless a newer event granted it since) and keeps a tombstone, so a token
 /// issued before now cannot restore it. Returns the team.
-async fn remove_membership(conn: &mut AsyncPgConnection, change: &MembershipChange) -> Result<Vec<TeamId>, diesel::result::Error> {
+async fn remove_membership(
+    conn: &mut AsyncPgConnection,
+    change: &MembershipChange,
+) -> Result<Vec<TeamId>, diesel::result::Error> {
     let (user, team) = (change.user_id.as_str(), change.team_id.as_str());
     let newer: i64 = diesel::sql_query(
         "SELECT count(*) AS count FROM memberships \
@@ -179,7 +195,10 @@ async fn remove_membership(conn: &mut AsyncPgConnection, change: &MembershipChan
 }
 
 /// Marks the team deleted and removes its memberships; its locations, incidents and reports stay.
-async fn delete_organization(conn: &mut AsyncPgConnection, team: &TeamId) -> Result<Vec<TeamId>, diesel::result::Error> {
+async fn delete_organization(
+    conn: &mut AsyncPgConnection,
+    team: &TeamId,
+) -> Result<Vec<TeamId>, diesel::result::Error> {
     diesel::sql_query(
         "INSERT INTO teams (id, deleted_at) VALUES ($1, now()) \
          ON CONFLICT (id) DO UPDATE SET deleted_at = COALESCE(teams.deleted_at, now())",

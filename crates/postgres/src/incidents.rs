@@ -3,8 +3,8 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId, UserId};
 use opsd_incidents::{
-    Comment, ContactChoice, ContactId, CreateIncidentError, Cursor, Incident, IncidentDetail, IncidentFilter, IncidentId, IncidentStore,
-    IncidentType, NewIncident, Severity, Status, StatusChange,
+    Comment, ContactChoice, ContactId, CreateIncidentError, Cursor, Incident, IncidentDetail, IncidentFilter,
+    IncidentId, IncidentStore, IncidentType, NewIncident, Severity, Status, StatusChange,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -40,7 +40,8 @@ impl TryFrom<IncidentRow> for Incident {
             id: IncidentId(row.id),
             team_id: TeamId::new(row.team_id),
             location_id: LocationId(row.location_id),
-            incident_type: IncidentType::parse(&row.incident_type).ok_or_else(|| corrupt("type", &row.incident_type))?,
+            incident_type: IncidentType::parse(&row.incident_type)
+                .ok_or_else(|| corrupt("type", &row.incident_type))?,
             severity: Severity::parse(&row.severity).ok_or_else(|| corrupt("severity", &row.severity))?,
             status: parse_status(&row.status)?,
             notes: row.notes,

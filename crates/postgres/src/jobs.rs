@@ -86,15 +86,16 @@ impl JobRunStore for PgJobRunStore {
     async fn started(&self, run: Uuid, job: &str, correlation: Uuid, at: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
         // The caller holds the job's lock, so a run of it still `running` lost its instance.
-        let abandoned = diesel::update(job_runs::table.filter(job_runs::job.eq(job)).filter(job_runs::status.eq("running")))
-            .set((
-                job_runs::status.eq("abandoned"),
-                job_runs::finished_at.eq(at),
-                job_runs::summary.eq(serde_json::json!({ "error": "its instance stopped before the run ended" })),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let abandoned =
+            diesel::update(job_runs::table.filter(job_runs::job.eq(job)).filter(job_runs::status.eq("running")))
+                .set((
+                    job_runs::status.eq("abandoned"),
+                    job_runs::finished_at.eq(at),
+                    job_runs::summary.eq(serde_json::json!({ "error": "its instance stopped before the run ended" })),
+                ))
+                .execute(&mut conn)
+                .await
+                .map_err(store_error)?;
         if abandoned > 0 {
             tracing::warn!(job, abandoned, "runs whose instance died were marked abandoned");
         }

@@ -1,42 +1,44 @@
 //! PostgreSQL adapters (diesel + diesel-async + deadpool) for the domain ports.
 
-mod contacts;
-mod tls;
-mod coupons;
-mod guest_events;
 mod analytics;
 mod assistant;
 mod cache_bus;
+mod contacts;
+mod coupons;
 mod deliveries;
 mod error;
+mod guest_events;
 mod identity_events;
 mod incidents;
-mod reports;
-mod schedule;
-mod shifts;
 mod jobs;
 mod locations;
 mod memberships;
 mod nudges;
 mod pool;
 mod push;
+mod reports;
+mod schedule;
 pub mod schema;
+mod shifts;
+mod tls;
 
-pub use contacts::PgContactStore;
-pub use coupons::{PgCouponStore, PgExpiryStore};
-pub use guest_events::PgGuestEventStore;
 pub use analytics::PgAnalyticsStore;
 pub use assistant::{PgThreadStore, PgUsageStore};
-pub use cache_bus::{CACHE_CHANNEL, InvalidationHandler, InvalidationListener, PgTeamCacheInvalidation, connect_invalidation_listener};
+pub use cache_bus::{
+    CACHE_CHANNEL, InvalidationHandler, InvalidationListener, PgTeamCacheInvalidation, connect_invalidation_listener,
+};
+pub use contacts::PgContactStore;
+pub use coupons::{PgCouponStore, PgExpiryStore};
 pub use error::store_error;
+pub use guest_events::PgGuestEventStore;
 pub use identity_events::PgIdentityEventStore;
 pub use incidents::PgIncidentStore;
-pub use reports::PgReportStore;
-pub use schedule::PgScheduleStore;
-pub use shifts::upsert_shifts;
 pub use jobs::{PgJobLocks, PgJobRunStore};
 pub use locations::{PgLocationStore, PgTeamSettingsStore};
 pub use memberships::PgMembershipStore;
 pub use nudges::{PgAnnouncementStore, PgNudgeStore};
-pub use push::{PgMemberDirectory, PgRateLimiter, PgSubscriptionStore};
 pub use pool::{Db, DbConfig, MIGRATIONS, run_migrations};
+pub use push::{PgMemberDirectory, PgRateLimiter, PgSubscriptionStore};
+pub use reports::PgReportStore;
+pub use schedule::PgScheduleStore;
+pub use shifts::upsert_shifts;

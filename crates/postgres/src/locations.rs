@@ -2,7 +2,9 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use opsd_core::{LocationId, StoreError, TeamId};
-use opsd_teams::{Location, LocationSlug, LocationStore, NewLocation, SaveLocationError, TeamSettingsStore, TimeZoneName};
+use opsd_teams::{
+    Location, LocationSlug, LocationStore, NewLocation, SaveLocationError, TeamSettingsStore, TimeZoneName,
+};
 use time::OffsetDateTime;
 use uuid::Uuid;
 

@@ -28,7 +28,7 @@ impl MembershipStore for PgMembershipStore {
     ) -> Result<SignInOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         let user_id = user.as_str().to_owned();
-        
+
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             diesel::insert_into(users::table)
                 .values(users::id.eq(&user_id))

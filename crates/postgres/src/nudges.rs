@@ -62,7 +62,13 @@ impl NudgeStore for PgNudgeStore {
             .collect())
     }
 
-    async fn shift_starts(&self, location: LocationId, timezone: &str, from: Date, to: Date) -> Result<Vec<(Date, u8)>, StoreError> {
+    async fn shift_starts(
+        &self,
+        location: LocationId,
+        timezone: &str,
+        from: Date,
+        to: Date,
+    ) -> Result<Vec<(Date, u8)>, StoreError> {
         #[derive(QueryableByName)]
         struct Start {
             #[diesel(sql_type = SqlDate)]
@@ -85,7 +91,12 @@ impl NudgeStore for PgNudgeStore {
         Ok(rows.into_iter().map(|r| (r.business_date, r.hour as u8)).collect())
     }
 
-    async fn filed_shift_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<(Date, ReportShift)>, StoreError> {
+    async fn filed_shift_reports(
+        &self,
+        location: LocationId,
+        from: Date,
+        to: Date,
+    ) -> Result<Vec<(Date, ReportShift)>, StoreError> {
         #[derive(QueryableByName)]
         struct Filed {
             #[diesel(sql_type = SqlDate)]
@@ -94,13 +105,15 @@ impl NudgeStore for PgNudgeStore {
             shift: String,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Filed> = diesel::sql_query("SELECT date, shift FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
-            .bind::<SqlUuid, _>(location.0)
-            .bind::<SqlDate, _>(from)
-            .bind::<SqlDate, _>(to)
-            .load(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let rows: Vec<Filed> = diesel::sql_query(
+            "SELECT date, shift FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3",
+        )
+        .bind::<SqlUuid, _>(location.0)
+        .bind::<SqlDate, _>(from)
+        .bind::<SqlDate, _>(to)
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
         Ok(rows.into_iter().filter_map(|r| Some((r.date, ReportShift::parse(&r.shift)?))).collect())
     }
 
@@ -111,17 +124,25 @@ impl NudgeStore for PgNudgeStore {
             date: Date,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Filed> = diesel::sql_query("SELECT date FROM manager_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
-            .bind::<SqlUuid, _>(location.0)
-            .bind::<SqlDate, _>(from)
-            .bind::<SqlDate, _>(to)
-            .load(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let rows: Vec<Filed> =
+            diesel::sql_query("SELECT date FROM manager_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
+                .bind::<SqlUuid, _>(location.0)
+                .bind::<SqlDate, _>(from)
+                .bind::<SqlDate, _>(to)
+                .load(&mut conn)
+                .await
+                .map_err(store_error)?;
         Ok(rows.into_iter().map(|r| r.date).collect())
     }
 
-    async fn record_nudge(&self, kind: &str, target: &str, period: &str, team: &TeamId, at: OffsetDateTime) -> Result<bool, StoreError> {
+    async fn record_nudge(
+        &self,
+        kind: &str,
+        target: &str,
+        period: &str,
+        team: &TeamId,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
         let inserted = diesel::sql_query(
             "INSERT INTO nudges (kind, target, period, team_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
@@ -200,7 +221,14 @@ impl NudgeStore for PgNudgeStore {
         Ok(rows.into_iter().map(|r| r.hero).collect())
     }
 
-    async fn record_mvp(&self, location: LocationId, week_start: Date, names: Vec<String>, mentions: u32, at: OffsetDateTime) -> Result<bool, StoreError> {
+    async fn record_mvp(
+        &self,
+        location: LocationId,
+        week_start: Date,
+        names: Vec<String>,
+        mentions: u32,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
         let inserted: Option<Inserted> = diesel::sql_query(
             "INSERT INTO mvp_awards (location_id, week_start, names, mentions, created_at) VALUES ($1, $2, $3, $4, $5) \
@@ -276,7 +304,11 @@ impl PgAnnouncementStore {
 
 #[async_trait]
 impl AnnouncementStore for PgAnnouncementStore {
-    async fn create(&self, announcement: &NewAnnouncement, at: OffsetDateTime) -> Result<Option<Announcement>, StoreError> {
+    async fn create(
+        &self,
+        announcement: &NewAnnouncement,
+        at: OffsetDateTime,
+    ) -> Result<Option<Announcement>, StoreError> {
         let mut conn = self.db.conn().await?;
         let row: Option<AnnouncementRow> = diesel::sql_query(format!(
             "INSERT INTO announcements (id, team_id, location_id, title, body, publish_at, created_by, created_at) \
@@ -335,7 +367,12 @@ impl AnnouncementStore for PgAnnouncementStore {
         Ok(rows.into_iter().map(Announcement::from).collect())
     }
 
-    async fn claim_pushes(&self, now: OffsetDateTime, lease_until: OffsetDateTime, limit: u32) -> Result<Vec<PendingPush>, StoreError> {
+    async fn claim_pushes(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<PendingPush>, StoreError> {
         #[derive(QueryableByName)]
         struct Claimed {
             #[diesel(sql_type = SqlUuid)]
@@ -392,7 +429,13 @@ impl AnnouncementStore for PgAnnouncementStore {
         Ok(())
     }
 
-    async fn push_failed(&self, announcement: Uuid, user: &UserId, retry_at: Option<OffsetDateTime>, error: &str) -> Result<(), StoreError> {
+    async fn push_failed(
+        &self,
+        announcement: Uuid,
+        user: &UserId,
+        retry_at: Option<OffsetDateTime>,
+        error: &str,
+    ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
         diesel::sql_query(
             "UPDATE announcement_pushes SET last_error = $3, \

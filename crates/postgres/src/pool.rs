@@ -110,7 +110,9 @@ pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
     let applied = tokio::task::block_in_place(|| harness.run_pending_migrations(MIGRATIONS).map(|done| done.len()))
         .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")));
     let _ = lock.batch_execute("SELECT pg_advisory_unlock(hashtextextended('opsd-migrations', 0))").await;
-    if let Ok(applied) = applied && applied > 0 {
+    if let Ok(applied) = applied
+        && applied > 0
+    {
         tracing::info!(applied, "migrations applied");
     }
     applied.map(|_| ())

@@ -3,7 +3,8 @@ use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use opsd_core::{Decimal, LocationId, StoreError, TeamId, UserId};
 use opsd_reports::{
-    EmployeeReview, ManagerReport, NewManagerReport, NewShiftReport, ReportShift, ReportStore, SaveReportError, ShiftReport,
+    EmployeeReview, ManagerReport, NewManagerReport, NewShiftReport, ReportShift, ReportStore, SaveReportError,
+    ShiftReport,
 };
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
@@ -86,7 +87,11 @@ impl PgReportStore {
     }
 }
 
-async fn location_in_team(conn: &mut AsyncPgConnection, team: &TeamId, location: LocationId) -> Result<bool, StoreError> {
+async fn location_in_team(
+    conn: &mut AsyncPgConnection,
+    team: &TeamId,
+    location: LocationId,
+) -> Result<bool, StoreError> {
     let found: Option<Uuid> = locations::table
         .filter(locations::id.eq(location.0).and(locations::team_id.eq(team.as_str())))
         .select(locations::id)

@@ -6,8 +6,8 @@ use diesel::sql_types::{Array, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{Decimal, Department, LocationId, StoreError, TeamId};
 use opsd_scheduling::{
-    Daypart, ProviderRole, RoleCounts, ScheduleStore, ScheduleView, ScheduledShift, SyncCounts, SyncLocation, ViewFilter,
-    ViewShift,
+    Daypart, ProviderRole, RoleCounts, ScheduleStore, ScheduleView, ScheduledShift, SyncCounts, SyncLocation,
+    ViewFilter, ViewShift,
 };
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
@@ -89,14 +89,26 @@ impl ScheduleStore for PgScheduleStore {
         let rows: Vec<(Uuid, String, String, Option<String>, String)> = locations::table
             .filter(locations::scheduler_location_id.is_not_null())
             .order(locations::id)
-            .select((locations::id, locations::slug, locations::team_id, locations::scheduler_location_id, locations::timezone))
+            .select((
+                locations::id,
+                locations::slug,
+                locations::team_id,
+                locations::scheduler_location_id,
+                locations::timezone,
+            ))
             .load(&mut conn)
             .await
             .map_err(store_error)?;
         Ok(rows
             .into_iter()
             .filter_map(|(id, slug, team, provider, timezone)| {
-                Some(SyncLocation { id: LocationId(id), slug, team_id: TeamId::new(team), provider_location_id: provider?, timezone })
+                Some(SyncLocation {
+                    id: LocationId(id),
+                    slug,
+                    team_id: TeamId::new(team),
+                    provider_location_id: provider?,
+                    timezone,
+                })
             })
             .collect())
     }
@@ -139,7 +151,8 @@ impl ScheduleStore for PgScheduleStore {
                 .for_update()
                 .load(conn)
                 .await?;
-            let existing: HashMap<String, ShiftRow> = existing.into_iter().map(|r| (r.provider_shift_id.clone(), r)).collect();
+            let existing: HashMap<String, ShiftRow> =
+                existing.into_iter().map(|r| (r.provider_shift_id.clone(), r)).collect();
             let mut counts = SyncCounts::default();
             let mut changed = Vec::new();
             let incoming: HashSet<String> = shifts.iter().map(|s| s.input.provider_shift_id.clone()).collect();
@@ -173,7 +186,11 @@ impl ScheduleStore for PgScheduleStore {
         .map_err(store_error)
     }
 
-    async fn upsert_roles(&self, roles: Vec<(ProviderRole, Department)>, at: OffsetDateTime) -> Result<RoleCounts, StoreError> {
+    async fn upsert_roles(
+        &self,
+        roles: Vec<(ProviderRole, Department)>,
+        at: OffsetDateTime,
+    ) -> Result<RoleCounts, StoreError> {
         #[derive(QueryableByName)]
         struct Outcome {
             #[diesel(sql_type = Text)]
@@ -270,4 +287,3 @@ impl ScheduleStore for PgScheduleStore {
             .map_err(store_error)
     }
 }
-

@@ -85,7 +85,9 @@ fn provider() -> Arc<CryptoProvider> {
 fn client_config(mode: SslMode, root_cert: Option<&str>) -> Result<ClientConfig, String> {
     let provider = provider();
     let verifier: Arc<dyn ServerCertVerifier> = match mode {
-        SslMode::Disable | SslMode::Prefer | SslMode::Require => Arc::new(Unchecked(provider.signature_verification_algorithms)),
+        SslMode::Disable | SslMode::Prefer | SslMode::Require => {
+            Arc::new(Unchecked(provider.signature_verification_algorithms))
+        }
         SslMode::VerifyCa | SslMode::VerifyFull => {
             let roots = Arc::new(roots(root_cert)?);
             let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
@@ -109,7 +111,8 @@ fn roots(root_cert: Option<&str>) -> Result<RootCertStore, String> {
             let certificates = CertificateDer::pem_file_iter(path)
                 .map_err(|error| format!("DATABASE_URL: sslrootcert {path:?} cannot be read: {error}"))?;
             for certificate in certificates {
-                let certificate = certificate.map_err(|error| format!("DATABASE_URL: sslrootcert {path:?}: {error}"))?;
+                let certificate =
+                    certificate.map_err(|error| format!("DATABASE_URL: sslrootcert {path:?}: {error}"))?;
                 store.add(certificate).map_err(|error| format!("DATABASE_URL: sslrootcert {path:?}: {error}"))?;
             }
             if store.is_empty() {
@@ -138,11 +141,21 @@ impl ServerCertVerifier for Unchecked {
         Ok(ServerCertVerified::assertion())
     }
 
-    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
     }
 
-    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
     }
 
@@ -165,18 +178,28 @@ impl ServerCertVerifier for AnyName {
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         match self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
-            Err(rustls::Error::InvalidCertificate(CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. })) => {
-                Ok(ServerCertVerified::assertion())
-            }
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
             other => other,
         }
     }
 
-    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         self.0.verify_tls12_signature(message, cert, dss)
     }
 
-    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         self.0.verify_tls13_signature(message, cert, dss)
     }
 
@@ -191,7 +214,8 @@ mod tests {
 
     #[test]
     fn sslmode_and_sslrootcert_are_read_and_taken_out_of_the_url() {
-        let connect = PgConnect::from_url("postgres://app:pw@db.example:6543/opsd?sslmode=require&application_name=x").unwrap();
+        let connect =
+            PgConnect::from_url("postgres://app:pw@db.example:6543/opsd?sslmode=require&application_name=x").unwrap();
         assert_eq!(connect.config.get_ssl_mode(), WireSslMode::Require);
         assert_eq!(connect.config.get_application_name(), Some("x"));
         assert_eq!(connect.config.get_dbname(), Some("opsd"));
@@ -206,7 +230,9 @@ mod tests {
     fn bad_modes_and_unreadable_roots_are_clear_errors() {
         let error = PgConnect::from_url("postgres://app@db/opsd?sslmode=always").err().unwrap();
         assert!(error.contains("sslmode \"always\""), "{error}");
-        let error = PgConnect::from_url("postgres://app@db/opsd?sslmode=verify-ca&sslrootcert=/nonexistent/root.crt").err().unwrap();
+        let error = PgConnect::from_url("postgres://app@db/opsd?sslmode=verify-ca&sslrootcert=/nonexistent/root.crt")
+            .err()
+            .unwrap();
         assert!(error.contains("sslrootcert \"/nonexistent/root.crt\""), "{error}");
     }
 }

@@ -5,12 +5,12 @@ mod ports;
 mod service;
 
 pub use model::{
-    Notification, SafePath, SendRequest, SendSummary, StoredSubscription, Subscription, SubscribeRequest,
+    Notification, SafePath, SendRequest, SendSummary, StoredSubscription, SubscribeRequest, Subscription,
     SubscriptionKeysRequest, UnsubscribeRequest,
 };
+#[cfg(any(test, feature = "mock"))]
+pub use opsd_core::MockRateLimiter;
 pub use ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
-#[cfg(any(test, feature = "mock"))]
-pub use opsd_core::MockRateLimiter;
 pub use service::{PushError, PushService, SEND_LIMIT_PER_MINUTE, SUBSCRIBE_LIMIT_PER_MINUTE};

@@ -47,9 +47,8 @@ pub struct Subscription {
 }
 
 fn decoded_len(field: &str, value: &str, expected: usize, what: &str) -> Result<Vec<u8>, FieldError> {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(value.trim_end_matches('='))
-        .map_err(|_| FieldError::new(field, "must be base64url"))?;
+    let bytes =
+        URL_SAFE_NO_PAD.decode(value.trim_end_matches('=')).map_err(|_| FieldError::new(field, "must be base64url"))?;
     if bytes.len() == expected { Ok(bytes) } else { Err(FieldError::new(field, format!("must be {what}"))) }
 }
 
@@ -60,7 +59,8 @@ impl SubscribeRequest {
         if self.endpoint.len() > 2048 {
             errors.push("endpoint", "must be at most 2048 characters");
         }
-        let p256dh = errors.check(decoded_len("keys.p256dh", &self.keys.p256dh, 65, "a 65-byte uncompressed P-256 point"));
+        let p256dh =
+            errors.check(decoded_len("keys.p256dh", &self.keys.p256dh, 65, "a 65-byte uncompressed P-256 point"));
         if p256dh.as_ref().is_some_and(|point| point[0] != 0x04) {
             errors.push("keys.p256dh", "must be an uncompressed point (0x04 first)");
         }
@@ -226,8 +226,21 @@ mod tests {
             assert!(SafePath::parse("url", ok).is_ok(), "{ok}");
         }
         for bad in [
-            "//evil.example", "https://evil.example", "/\\evil", "\\\\evil", "javascript:alert(1)", "evil", "",
-            "/%2F%2Fevil.example", "/%5Cevil", "%2F%2Fevil", "/a\u{0}b", "/a\nb", "/%0d%0aSet-Cookie", "/ space", "/%E2%80%AE",
+            "//evil.example",
+            "https://evil.example",
+            "/\\evil",
+            "\\\\evil",
+            "javascript:alert(1)",
+            "evil",
+            "",
+            "/%2F%2Fevil.example",
+            "/%5Cevil",
+            "%2F%2Fevil",
+            "/a\u{0}b",
+            "/a\nb",
+            "/%0d%0aSet-Cookie",
+            "/ space",
+            "/%E2%80%AE",
         ] {
             assert!(SafePath::parse("url", bad).is_err(), "{bad:?}");
         }
@@ -235,7 +248,8 @@ mod tests {
 
     #[test]
     fn payloads_are_capped_at_three_kib_as_encoded_json_not_per_field() {
-        let send = |body: String| SendRequest { title: Some("t".into()), body: Some(body), url: None, target_user_id: None };
+        let send =
+            |body: String| SendRequest { title: Some("t".into()), body: Some(body), url: None, target_user_id: None };
         assert!(send("b".repeat(2500)).notification().is_ok(), "a long body fits while the payload does");
         let overhead = Notification::new("t".into(), String::new(), SafePath::root()).unwrap().to_json().len();
         assert!(send("b".repeat(MAX_PAYLOAD_BYTES - overhead)).notification().is_ok(), "exactly 3 KiB");

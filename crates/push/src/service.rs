@@ -90,7 +90,11 @@ impl PushService {
     }
 
     /// Delivers a notification to every device of one user (announcements, from their outbox).
-    pub async fn notify_user(&self, user: &UserId, notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
+    pub async fn notify_user(
+        &self,
+        user: &UserId,
+        notification: &crate::model::Notification,
+    ) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
             return Err(PushError::NotConfigured);
         }
@@ -98,7 +102,11 @@ impl PushService {
     }
 
     /// Delivers a notification to every device of a team's admins only.
-    pub async fn notify_admins(&self, team: &opsd_core::TeamId, notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
+    pub async fn notify_admins(
+        &self,
+        team: &opsd_core::TeamId,
+        notification: &crate::model::Notification,
+    ) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
             return Err(PushError::NotConfigured);
         }
@@ -106,7 +114,11 @@ impl PushService {
         self.deliver_to_all(&admins, notification).await
     }
 
-    async fn deliver_to_all(&self, users: &[UserId], notification: &crate::model::Notification) -> Result<SendSummary, PushError> {
+    async fn deliver_to_all(
+        &self,
+        users: &[UserId],
+        notification: &crate::model::Notification,
+    ) -> Result<SendSummary, PushError> {
         let payload = notification.to_json();
         let mut total = SendSummary { success: true, ..SendSummary::default() };
         for member in users {
@@ -158,7 +170,10 @@ mod tests {
     use crate::ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
 
     fn caller(role: Role) -> Caller {
-        Caller { user_id: UserId::new("user_1"), membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }) }
+        Caller {
+            user_id: UserId::new("user_1"),
+            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }),
+        }
     }
 
     fn allow_all() -> MockRateLimiter {
@@ -171,16 +186,33 @@ mod tests {
         StoredSubscription {
             id: Uuid::from_u128(n),
             user_id: UserId::new("user_1"),
-            subscription: Subscription { endpoint: format!("https://push.example/{n}"), p256dh: "k".into(), auth: "a".into(), expires_at: None },
+            subscription: Subscription {
+                endpoint: format!("https://push.example/{n}"),
+                p256dh: "k".into(),
+                auth: "a".into(),
+                expires_at: None,
+            },
         }
     }
 
-    fn service(subscriptions: MockSubscriptionStore, members: MockMemberDirectory, sender: MockPushSender, limiter: MockRateLimiter) -> PushService {
+    fn service(
+        subscriptions: MockSubscriptionStore,
+        members: MockMemberDirectory,
+        sender: MockPushSender,
+        limiter: MockRateLimiter,
+    ) -> PushService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
         let mut urls = MockOutboundUrlPolicy::new();
         urls.expect_check().returning(|_| Ok(()));
-        PushService::new(Arc::new(subscriptions), Arc::new(members), Arc::new(sender), Arc::new(limiter), Arc::new(urls), Arc::new(clock))
+        PushService::new(
+            Arc::new(subscriptions),
+            Arc::new(members),
+            Arc::new(sender),
+            Arc::new(limiter),
+            Arc::new(urls),
+            Arc::new(clock),
+        )
     }
 
     fn configured_sender() -> MockPushSender {

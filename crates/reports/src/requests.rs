@@ -189,7 +189,8 @@ mod tests {
     #[test]
     fn at_most_100_reviews() {
         let reviews: Vec<_> = (0..101).map(|i| json!({ "employeeName": format!("E{i}"), "rating": 3 })).collect();
-        let body = json!({ "locationId": Uuid::nil(), "date": "2026-11-22", "totalSales": 1, "employeeReviews": reviews });
+        let body =
+            json!({ "locationId": Uuid::nil(), "date": "2026-11-22", "totalSales": 1, "employeeReviews": reviews });
         let errors = serde_json::from_value::<ManagerReportRequest>(body).unwrap().parse(TOMORROW).unwrap_err();
         assert_eq!(errors.errors()[0].field, "employeeReviews");
     }

@@ -62,7 +62,11 @@ impl ReportService {
         Ok(self.store.create_shift_report(team, &report, &caller.user_id, self.clock.now()).await?)
     }
 
-    pub async fn submit_manager(&self, caller: &Caller, request: ManagerReportRequest) -> Result<ManagerReport, ReportError> {
+    pub async fn submit_manager(
+        &self,
+        caller: &Caller,
+        request: ManagerReportRequest,
+    ) -> Result<ManagerReport, ReportError> {
         let team = caller.admin_team()?;
         let report = request.parse(self.latest_date())?;
         Ok(self.store.create_manager_report(team, &report, &caller.user_id, self.clock.now()).await?)
@@ -74,7 +78,11 @@ impl ReportService {
         self.store.shift_reports(team, range.location_id, from, to).await?.ok_or(ReportError::NotFound)
     }
 
-    pub async fn manager_reports(&self, caller: &Caller, range: ReportRange) -> Result<Vec<ManagerReport>, ReportError> {
+    pub async fn manager_reports(
+        &self,
+        caller: &Caller,
+        range: ReportRange,
+    ) -> Result<Vec<ManagerReport>, ReportError> {
         let team = caller.team_id()?;
         let (from, to) = self.dates(&range)?;
         self.store.manager_reports(team, range.location_id, from, to).await?.ok_or(ReportError::NotFound)
@@ -153,8 +161,14 @@ mod tests {
         let mut store = MockReportStore::new();
         store.expect_shift_reports().never();
         let service = service(store);
-        for (from, to) in [(Some("2026-11-10"), Some("2026-11-01")), (Some("2024-01-01"), Some("2026-01-01")), (Some("x"), None)] {
-            let range = ReportRange { location_id: LocationId(Uuid::nil()), from: from.map(Into::into), to: to.map(Into::into) };
+        for (from, to) in
+            [(Some("2026-11-10"), Some("2026-11-01")), (Some("2024-01-01"), Some("2026-01-01")), (Some("x"), None)]
+        {
+            let range = ReportRange {
+                location_id: LocationId(Uuid::nil()),
+                from: from.map(Into::into),
+                to: to.map(Into::into),
+            };
             assert!(matches!(service.shift_reports(&caller(Role::Member), range).await, Err(ReportError::Invalid(_))));
         }
     }

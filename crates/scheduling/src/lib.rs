@@ -7,12 +7,14 @@ mod shift;
 mod sync;
 mod view;
 
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockScheduleStore, MockSchedulingProvider};
 pub use ports::{
     ProviderDepartment, ProviderError, ProviderRole, ProviderShift, ProviderUser, RoleCounts, ScheduleStore,
     SchedulingProvider, SyncCounts, SyncLocation,
 };
-#[cfg(any(test, feature = "mock"))]
-pub use ports::{MockScheduleStore, MockSchedulingProvider};
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};
-pub use sync::{FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, department_of};
+pub use sync::{
+    FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, department_of,
+};
 pub use view::{ScheduleView, ScheduleViewQuery, ViewFilter, ViewShift};

@@ -81,7 +81,12 @@ pub struct ProviderDepartment {
 #[async_trait]
 pub trait SchedulingProvider: Send + Sync {
     /// Every shift of the location starting between `from` and `to` (all pages), drafts included.
-    async fn shifts(&self, location: &str, from: OffsetDateTime, to: OffsetDateTime) -> Result<Vec<ProviderShift>, ProviderError>;
+    async fn shifts(
+        &self,
+        location: &str,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Result<Vec<ProviderShift>, ProviderError>;
     async fn users(&self) -> Result<Vec<ProviderUser>, ProviderError>;
     async fn roles(&self) -> Result<Vec<ProviderRole>, ProviderError>;
     async fn departments(&self) -> Result<Vec<ProviderDepartment>, ProviderError>;
@@ -128,10 +133,13 @@ pub trait ScheduleStore: Send + Sync {
         shifts: Vec<ScheduledShift>,
         at: OffsetDateTime,
     ) -> Result<SyncCounts, StoreError>;
-    async fn upsert_roles(&self, roles: Vec<(ProviderRole, Department)>, at: OffsetDateTime) -> Result<RoleCounts, StoreError>;
+    async fn upsert_roles(
+        &self,
+        roles: Vec<(ProviderRole, Department)>,
+        at: OffsetDateTime,
+    ) -> Result<RoleCounts, StoreError>;
     /// The legacy view's page, or `None` for an unknown slug.
     async fn view(&self, slug: &str, filter: ViewFilter) -> Result<Option<ScheduleView>, StoreError>;
     /// The time zone of the location with this slug, or `None`.
     async fn timezone_of(&self, slug: &str) -> Result<Option<String>, StoreError>;
 }
-

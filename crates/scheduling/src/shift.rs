@@ -125,7 +125,9 @@ mod tests {
     fn a_late_shift_belongs_to_the_local_day_it_starts_on() {
         let chicago = time_tz::timezones::db::america::CHICAGO;
         // 04:30 UTC on the 22nd is 22:30 on the 21st in Chicago (UTC-6).
-        let shift = ScheduledShift::place(input(datetime!(2026-11-22 04:30 UTC), datetime!(2026-11-22 09:00 UTC), 30), chicago).unwrap();
+        let shift =
+            ScheduledShift::place(input(datetime!(2026-11-22 04:30 UTC), datetime!(2026-11-22 09:00 UTC), 30), chicago)
+                .unwrap();
         assert_eq!(shift.business_date, date!(2026 - 11 - 21));
         assert_eq!(shift.daypart, Daypart::LateNight);
         assert_eq!(shift.hours_worked, Decimal::new(400, 2));
@@ -144,7 +146,11 @@ mod tests {
 
     #[test]
     fn hours_round_to_two_decimals_per_shift() {
-        let shift = ScheduledShift::place(input(datetime!(2026-11-21 15:00 UTC), datetime!(2026-11-21 22:20 UTC), 0), time_tz::timezones::db::UTC).unwrap();
+        let shift = ScheduledShift::place(
+            input(datetime!(2026-11-21 15:00 UTC), datetime!(2026-11-21 22:20 UTC), 0),
+            time_tz::timezones::db::UTC,
+        )
+        .unwrap();
         assert_eq!(shift.hours_worked, Decimal::new(733, 2));
     }
 

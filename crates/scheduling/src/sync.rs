@@ -150,7 +150,12 @@ impl ScheduleService {
             })
             .collect();
         let counts = self.store.upsert_roles(mapped, self.clock.now()).await?;
-        Ok(RoleSyncReport { status: "ok", inserted: counts.inserted, updated: counts.updated, unchanged: counts.unchanged })
+        Ok(RoleSyncReport {
+            status: "ok",
+            inserted: counts.inserted,
+            updated: counts.updated,
+            unchanged: counts.unchanged,
+        })
     }
 }
 
@@ -201,7 +206,10 @@ fn place_all(
                 .cloned()
                 .unwrap_or_else(|| ("Unassigned".to_owned(), Department::Other));
             let employee_name = match shift.user_id.as_ref() {
-                Some(id) => users.get(id).map_or_else(|| format!("Employee {id}"), |u| format!("{} {}", u.first_name, u.last_name).trim().to_owned()),
+                Some(id) => users.get(id).map_or_else(
+                    || format!("Employee {id}"),
+                    |u| format!("{} {}", u.first_name, u.last_name).trim().to_owned(),
+                ),
                 None => "Open shift".to_owned(),
             };
             let input = ShiftInput {
@@ -234,13 +242,26 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::ports::{MockScheduleStore, MockSchedulingProvider, ProviderError, ProviderRole, SyncCounts, ProviderDepartment, RoleCounts};
+    use crate::ports::{
+        MockScheduleStore, MockSchedulingProvider, ProviderDepartment, ProviderError, ProviderRole, RoleCounts,
+        SyncCounts,
+    };
 
     fn location(n: u128) -> SyncLocation {
-        SyncLocation { id: LocationId(Uuid::from_u128(n)), slug: format!("loc-{n}"), team_id: TeamId::new("org_1"), provider_location_id: n.to_string(), timezone: "America/Chicago".into() }
+        SyncLocation {
+            id: LocationId(Uuid::from_u128(n)),
+            slug: format!("loc-{n}"),
+            team_id: TeamId::new("org_1"),
+            provider_location_id: n.to_string(),
+            timezone: "America/Chicago".into(),
+        }
     }
 
-    fn service(provider: MockSchedulingProvider, store: MockScheduleStore, cache: MockTeamCacheInvalidation) -> ScheduleService {
+    fn service(
+        provider: MockSchedulingProvider,
+        store: MockScheduleStore,
+        cache: MockTeamCacheInvalidation,
+    ) -> ScheduleService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| datetime!(2026-11-22 12:00 UTC));
         ScheduleService::new(Arc::new(provider), Arc::new(store), Arc::new(cache), Arc::new(clock))
@@ -271,14 +292,22 @@ mod tests {
     #[tokio::test]
     async fn a_failing_location_is_left_alone_and_the_run_is_partial() {
         let mut provider = MockSchedulingProvider::new();
-        provider.expect_users().returning(|| Ok(vec![ProviderUser { id: "7".into(), first_name: "Ana".into(), last_name: "Ruiz".into() }]));
+        provider.expect_users().returning(|| {
+            Ok(vec![ProviderUser { id: "7".into(), first_name: "Ana".into(), last_name: "Ruiz".into() }])
+        });
         provider.expect_shifts().returning(|location, from, to| {
             assert_eq!((from, to), (datetime!(2026-11-08 00:00 UTC), datetime!(2026-12-21 00:00 UTC)));
-            if location == "1" { Ok(vec![shift("a", "r1", false), shift("gone", "r1", true)]) } else { Err(ProviderError::ServerError(500)) }
+            if location == "1" {
+                Ok(vec![shift("a", "r1", false), shift("gone", "r1", true)])
+            } else {
+                Err(ProviderError::ServerError(500))
+            }
         });
         let mut store = MockScheduleStore::new();
         store.expect_locations_to_sync().returning(|| Ok(vec![location(1), location(2)]));
-        store.expect_role_map().returning(|| Ok(HashMap::from([("r1".to_owned(), ("Server".to_owned(), Department::Foh))])));
+        store
+            .expect_role_map()
+            .returning(|| Ok(HashMap::from([("r1".to_owned(), ("Server".to_owned(), Department::Foh))])));
         store
             .expect_replace_window()
             .withf(|location, _, _, shifts, _| {
@@ -294,8 +323,15 @@ mod tests {
         let mut cache = MockTeamCacheInvalidation::new();
         cache.expect_invalidate_team().times(1).return_const(());
         let report = service(provider, store, cache).sync_schedule().await.unwrap();
-        let failed = FailedLocation { location_id: LocationId(Uuid::from_u128(2)), slug: "loc-2".into(), reason: "provider_5xx" };
-        assert_eq!(report, SyncReport { status: "partial", inserted: 1, failed_locations: vec![failed], ..SyncReport::default() });
+        let failed = FailedLocation {
+            location_id: LocationId(Uuid::from_u128(2)),
+            slug: "loc-2".into(),
+            reason: "provider_5xx",
+        };
+        assert_eq!(
+            report,
+            SyncReport { status: "partial", inserted: 1, failed_locations: vec![failed], ..SyncReport::default() }
+        );
     }
 
     #[tokio::test]
@@ -306,7 +342,9 @@ mod tests {
         let mut store = MockScheduleStore::new();
         store.expect_locations_to_sync().returning(|| Ok(vec![location(1)]));
         store.expect_role_map().returning(|| Ok(HashMap::new()));
-        store.expect_replace_window().returning(|_, _, _, _, _| Ok(SyncCounts { unchanged: 1, ..SyncCounts::default() }));
+        store
+            .expect_replace_window()
+            .returning(|_, _, _, _, _| Ok(SyncCounts { unchanged: 1, ..SyncCounts::default() }));
         let mut cache = MockTeamCacheInvalidation::new();
         cache.expect_invalidate_team().never();
         let report = service(provider, store, cache).sync_schedule().await.unwrap();
@@ -316,10 +354,17 @@ mod tests {
     #[tokio::test]
     async fn roles_take_the_department_of_their_provider_department() {
         let mut provider = MockSchedulingProvider::new();
-        provider.expect_departments().returning(|| Ok(vec![ProviderDepartment { id: "d1".into(), name: "Kitchen".into() }]));
+        provider
+            .expect_departments()
+            .returning(|| Ok(vec![ProviderDepartment { id: "d1".into(), name: "Kitchen".into() }]));
         provider.expect_roles().returning(|| {
             Ok(vec![
-                ProviderRole { id: "r1".into(), location_id: None, department_id: Some("d1".into()), name: "Expo".into() },
+                ProviderRole {
+                    id: "r1".into(),
+                    location_id: None,
+                    department_id: Some("d1".into()),
+                    name: "Expo".into(),
+                },
                 ProviderRole { id: "r2".into(), location_id: None, department_id: None, name: "Bartender".into() },
             ])
         });

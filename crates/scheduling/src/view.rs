@@ -210,6 +210,9 @@ mod tests {
             let errors = query(&pairs).parse(today).unwrap_err();
             assert_eq!(errors.errors()[0].field, field, "{pairs:?}");
         }
-        assert!(query(&[("start_date", "2026-01-01"), ("end_date", "2026-03-04")]).parse(today).is_ok(), "62 days is fine");
+        assert!(
+            query(&[("start_date", "2026-01-01"), ("end_date", "2026-03-04")]).parse(today).is_ok(),
+            "62 days is fine"
+        );
     }
 }

@@ -69,12 +69,7 @@ impl WebhookSecret {
 
     /// Accepts when the timestamp is within tolerance of `now_unix` and any `v1,` entry of the
     /// space-separated list matches; returns the delivery id.
-    pub fn verify<'a>(
-        &self,
-        delivery: SignedDelivery<'a>,
-        body: &[u8],
-        now_unix: i64,
-    ) -> Result<&'a str, VerifyError> {
+    pub fn verify<'a>(&self, delivery: SignedDelivery<'a>, body: &[u8], now_unix: i64) -> Result<&'a str, VerifyError> {
         let id = delivery.id.filter(|v| !v.is_empty()).ok_or(VerifyError::MissingHeader)?;
         let timestamp = delivery.timestamp.ok_or(VerifyError::MissingHeader)?;
         let signatures = delivery.signatures.ok_or(VerifyError::MissingHeader)?;
@@ -147,10 +142,7 @@ mod tests {
             Err(VerifyError::NoMatchingSignature)
         );
         let other = WebhookSecret::parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").unwrap();
-        assert_eq!(
-            other.verify(delivery("1649367553", SIGNATURE), BODY, TS),
-            Err(VerifyError::NoMatchingSignature)
-        );
+        assert_eq!(other.verify(delivery("1649367553", SIGNATURE), BODY, TS), Err(VerifyError::NoMatchingSignature));
         for garbage in ["", "v1,", "v1,@@@", "tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=", "v2,abc"] {
             assert_eq!(
                 secret.verify(delivery("1649367553", garbage), BODY, TS),
@@ -168,10 +160,7 @@ mod tests {
         assert_eq!(secret.verify(ok, BODY, TS - 300), Ok(ID));
         assert_eq!(secret.verify(ok, BODY, TS + 301), Err(VerifyError::StaleTimestamp));
         assert_eq!(secret.verify(ok, BODY, TS - 301), Err(VerifyError::StaleTimestamp));
-        assert_eq!(
-            secret.verify(delivery("soon", SIGNATURE), BODY, TS),
-            Err(VerifyError::MalformedTimestamp)
-        );
+        assert_eq!(secret.verify(delivery("soon", SIGNATURE), BODY, TS), Err(VerifyError::MalformedTimestamp));
     }
 
     #[test]

@@ -56,10 +56,7 @@ impl TeamService {
             if url.len() > 2048 {
                 return Err(ValidationErrors::single("chatWebhookUrl", "must be at most 2048 characters").into());
             }
-            self.urls
-                .check(url)
-                .await
-                .map_err(|rejected| ValidationErrors::single("chatWebhookUrl", rejected.0))?;
+            self.urls.check(url).await.map_err(|rejected| ValidationErrors::single("chatWebhookUrl", rejected.0))?;
         }
         Ok(self.settings.set_chat_webhook_url(team, url.map(str::to_owned)).await?)
     }
@@ -80,7 +77,11 @@ mod tests {
         }
     }
 
-    fn service(locations: MockLocationStore, settings: MockTeamSettingsStore, urls: MockOutboundUrlPolicy) -> TeamService {
+    fn service(
+        locations: MockLocationStore,
+        settings: MockTeamSettingsStore,
+        urls: MockOutboundUrlPolicy,
+    ) -> TeamService {
         TeamService::new(Arc::new(locations), Arc::new(settings), Arc::new(urls))
     }
 

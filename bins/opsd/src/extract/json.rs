@@ -81,9 +81,10 @@ fn classify(bytes: &[u8], path: &str, error: &serde_json::Error) -> ApiError {
     match error.classify() {
         // serde_json reports a non-string where a string enum belongs (`["high"]`, `null`, `true`, `3`)
         // as a syntax error ("expected value"); the text is valid JSON, so it is a wrong type.
-        Category::Syntax if is_json(bytes) => {
-            ApiError::Validation(ValidationErrors::single(field_path(path), "invalid type: expected one of the allowed strings"))
-        }
+        Category::Syntax if is_json(bytes) => ApiError::Validation(ValidationErrors::single(
+            field_path(path),
+            "invalid type: expected one of the allowed strings",
+        )),
         Category::Syntax | Category::Eof | Category::Io => ApiError::MalformedJson(syntax_message(error)),
         Category::Data => {
             let message = strip_position(&error.to_string());
@@ -191,7 +192,9 @@ mod tests {
 
     #[test]
     fn a_wrong_json_type_on_an_enum_field_is_a_validation_error_naming_it() {
-        for body in [r#"{"level":["high"]}"#, r#"{"level":null}"#, r#"{"level":true}"#, r#"{"level":3}"#, r#"{"level":{}}"#] {
+        for body in
+            [r#"{"level":["high"]}"#, r#"{"level":null}"#, r#"{"level":true}"#, r#"{"level":3}"#, r#"{"level":{}}"#]
+        {
             assert_eq!(field(parse::<WithEnum>(body.as_bytes()).unwrap_err()), "level", "{body}");
         }
         assert_eq!(field(parse::<WithEnum>(br#"{"level":"low","nested":["high",7]}"#).unwrap_err()), "nested[1]");

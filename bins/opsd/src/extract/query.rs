@@ -25,12 +25,7 @@ fn serde_urlencoded_from<T: DeserializeOwned>(query: &str) -> Result<T, ApiError
     }
     actix_web::web::Query::<T>::from_query(query).map(|q| q.into_inner()).map_err(|error| {
         let message = error.to_string();
-        let field = message
-            .split('`')
-            .nth(1)
-            .filter(|_| message.contains("field `"))
-            .unwrap_or("query")
-            .to_owned();
+        let field = message.split('`').nth(1).filter(|_| message.contains("field `")).unwrap_or("query").to_owned();
         ApiError::Validation(ValidationErrors::single(field, message.replace("Query deserialize error: ", "")))
     })
 }

@@ -2,7 +2,8 @@
 
 use actix_web::{HttpResponse, web};
 use opsd_optimization::{
-    GoalsQuery, GoalsRequest, GoalsResponse, OptimizationError, OptimizationQuery, OptimizationReport, SalesIngestRequest,
+    GoalsQuery, GoalsRequest, GoalsResponse, OptimizationError, OptimizationQuery, OptimizationReport,
+    SalesIngestRequest,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -19,7 +20,9 @@ impl From<OptimizationError> for ApiError {
         match error {
             OptimizationError::Invalid(errors) => errors.into(),
             OptimizationError::NotFound => ApiError::NotFound,
-            OptimizationError::CircuitOpen(open) => ApiError::CircuitOpen { retry_after_seconds: open.retry_after_seconds },
+            OptimizationError::CircuitOpen(open) => {
+                ApiError::CircuitOpen { retry_after_seconds: open.retry_after_seconds }
+            }
             OptimizationError::Store(error) => error.into(),
         }
     }

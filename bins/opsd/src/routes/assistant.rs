@@ -15,7 +15,9 @@ impl From<ChatError> for ApiError {
             ChatError::Forbidden(forbidden) => forbidden.into(),
             ChatError::Invalid(errors) => errors.into(),
             ChatError::ThreadNotFound => ApiError::NotFound,
-            ChatError::RateLimited(limited) => ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds },
+            ChatError::RateLimited(limited) => {
+                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds }
+            }
             ChatError::Store(error) => error.into(),
         }
     }

@@ -18,9 +18,10 @@ impl From<CouponError> for ApiError {
             CouponError::Forbidden(forbidden) => forbidden.into(),
             CouponError::Invalid(errors) => errors.into(),
             CouponError::NotFound => ApiError::NotFound,
-            CouponError::NotRedeemable(_) => {
-                ApiError::Conflict { detail: "The reservation is no longer active (expired, redeemed or cancelled).", existing_id: None }
-            }
+            CouponError::NotRedeemable(_) => ApiError::Conflict {
+                detail: "The reservation is no longer active (expired, redeemed or cancelled).",
+                existing_id: None,
+            },
             CouponError::Store(error) => error.into(),
         }
     }
@@ -41,7 +42,11 @@ pub async fn create_offer(
 /// An offer with its capacity and what active reservations hold. Reading it expires nothing.
 #[utoipa::path(get, path = "/api/coupons/offers/{id}", tag = "coupons", params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Offer)))]
-pub async fn offer(state: web::Data<AppState>, AnyCaller(caller): AnyCaller, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+pub async fn offer(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(state.coupons.offer(&caller, OfferId(*id)).await?))
 }
 
@@ -59,7 +64,11 @@ pub async fn reservation(
 /// Redeems an active reservation. A due one is expired instead, and the answer is 409.
 #[utoipa::path(post, path = "/api/coupons/reservations/{id}/redeem", tag = "coupons", params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Reservation)))]
-pub async fn redeem(state: web::Data<AppState>, AnyCaller(caller): AnyCaller, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+pub async fn redeem(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(state.coupons.redeem(&caller, ReservationId(*id)).await?))
 }
 
@@ -154,7 +163,11 @@ pub struct Accepted {
     ),
     request_body(content = serde_json::Value, description = "a canonical guest event {type, eventId, occurredAt, teamId, locationId, data} or the legacy {type: \"rating\", rating, teamId, locationId, guestId, comment?}"),
     responses((status = 202, body = Accepted), (status = 200, description = "a repeat", body = Accepted)))]
-pub async fn automation(state: web::Data<AppState>, req: HttpRequest, RawBody(body): RawBody) -> Result<HttpResponse, ApiError> {
+pub async fn automation(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    RawBody(body): RawBody,
+) -> Result<HttpResponse, ApiError> {
     let outcome = state.guest_events.receive(signed_delivery(&req), &body).await?;
     let answer = Accepted { accepted: true, duplicate: outcome.duplicate, event_id: outcome.event_id };
     if outcome.duplicate {

@@ -18,21 +18,19 @@ use actix_web::{HttpResponse, Resource, web};
 
 use crate::errors::ApiError;
 
-pub use analytics::{
-    __path_goals, __path_ingest_sales, __path_optimization, __path_set_goals, SalesIngested,
-};
+pub use analytics::{__path_goals, __path_ingest_sales, __path_optimization, __path_set_goals, SalesIngested};
+pub use assistant::__path_chat as __path_assistant_chat;
 pub use coupons::{
     __path_automation, __path_create_offer, __path_expire_coupons, __path_offer, __path_redeem, __path_reservation,
     Accepted, JobStatusBody, SweepReportSchema,
 };
-pub use assistant::__path_chat as __path_assistant_chat;
 pub use cron::{__path_keep_alive, __path_prune_soft_deleted_contacts};
+pub use health::{__path_live, __path_metrics, __path_ready};
 pub use incidents::{
     __path_add_contact, __path_change_status, __path_comment, __path_contacts, __path_get as __path_get_incident,
     __path_list as __path_list_incidents, __path_remove_contact, __path_report as __path_report_incident,
     CommentRequest, StatusRequest,
 };
-pub use webhooks::{__path_identity as __path_identity_webhook, Received};
 pub use nudges::{
     __path_aggregate_heroes, __path_check_compliance, __path_create as __path_create_announcement,
     __path_list as __path_list_announcements, __path_publish_announcements, __path_report_reminder, PublishAnswer,
@@ -41,13 +39,13 @@ pub use push::{
     __path_send as __path_push_send, __path_subscribe, __path_unsubscribe, __path_vapid_public_key, Subscribed,
     Unsubscribed, VapidPublicKey,
 };
-pub use schedule::{__path_sync_roles, __path_sync_schedule, __path_view as __path_schedule_view, SyncJobAnswer};
 pub use reports::{__path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift};
-pub use health::{__path_live, __path_metrics, __path_ready};
+pub use schedule::{__path_sync_roles, __path_sync_schedule, __path_view as __path_schedule_view, SyncJobAnswer};
 pub use setup::{
     __path_create_location, __path_get_team_settings, __path_list_locations, __path_put_team_settings, LocationView,
     NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
 };
+pub use webhooks::{__path_identity as __path_identity_webhook, Received};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     // Static paths first: actix tries resources in order, and each one with a `{segment}` costs a
@@ -59,7 +57,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/openapi.json", "GET").route(web::get().to(openapi_json)))
         .service(resource("/cron/keep-alive", "GET").route(web::get().to(cron::keep_alive)))
         .service(
-            resource("/cron/prune-soft-deleted-contacts", "GET").route(web::get().to(cron::prune_soft_deleted_contacts)),
+            resource("/cron/prune-soft-deleted-contacts", "GET")
+                .route(web::get().to(cron::prune_soft_deleted_contacts)),
         )
         .service(
             resource("/api/incidents", "GET, POST")
@@ -117,7 +116,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/cron/report-reminder", "GET").route(web::get().to(nudges::report_reminder)))
         .service(resource("/cron/check-compliance", "GET").route(web::get().to(nudges::check_compliance)))
         .service(resource("/cron/aggregate-heroes", "GET").route(web::get().to(nudges::aggregate_heroes)))
-        .service(resource("/cron/publish-scheduled-announcements", "GET").route(web::get().to(nudges::publish_announcements)))
+        .service(
+            resource("/cron/publish-scheduled-announcements", "GET")
+                .route(web::get().to(nudges::publish_announcements)),
+        )
         .service(
             resource("/api/announcements", "GET, POST")
                 .route(web::get().to(nudges::list))
@@ -141,7 +143,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 /// A resource whose unmatched methods answer 405 with `Allow`.
 fn resource(path: &str, allow: &'static str) -> Resource {
-    web::resource(path).default_service(web::to(move || async move { Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allow)) }))
+    web::resource(path)
+        .default_service(web::to(move || async move { Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allow)) }))
 }
 
 async fn not_found() -> Result<HttpResponse, ApiError> {
@@ -150,5 +153,7 @@ async fn not_found() -> Result<HttpResponse, ApiError> {
 
 async fn openapi_json() -> HttpResponse {
     use utoipa::OpenApi;
-    HttpResponse::Ok().content_type("application/json").body(crate::ApiDoc::openapi().to_json().expect("OpenAPI serializes"))
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(crate::ApiDoc::openapi().to_json().expect("OpenAPI serializes"))
 }

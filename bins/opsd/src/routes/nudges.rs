@@ -33,8 +33,10 @@ where
         .run(job, |_| async move {
             let tally = body().await?;
             let status = if tally.failed == 0 { JobStatus::Ok } else { JobStatus::Partial };
-            let summary = serde_json::json!({ "sent": tally.sent, "alreadyNudged": tally.already, "failed": tally.failed });
-            let text = format!("ok: {} {noun} sent, {} already nudged, {} failed", tally.sent, tally.already, tally.failed);
+            let summary =
+                serde_json::json!({ "sent": tally.sent, "alreadyNudged": tally.already, "failed": tally.failed });
+            let text =
+                format!("ok: {} {noun} sent, {} already nudged, {} failed", tally.sent, tally.already, tally.failed);
             Ok::<_, ApiError>(JobOutcome { status, summary, result: text })
         })
         .await?;
@@ -91,7 +93,9 @@ pub async fn publish_announcements(state: web::Data<AppState>, _cron: CronSecret
         .await?;
     Ok(match run {
         opsd_jobs::JobRun::Ran { outcome, .. } => HttpResponse::Ok().json(outcome.result),
-        opsd_jobs::JobRun::AlreadyRunning => HttpResponse::Ok().json(PublishAnswer { status: "skipped", published: None, pushed: None }),
+        opsd_jobs::JobRun::AlreadyRunning => {
+            HttpResponse::Ok().json(PublishAnswer { status: "skipped", published: None, pushed: None })
+        }
     })
 }
 

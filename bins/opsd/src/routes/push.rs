@@ -16,7 +16,9 @@ impl From<PushError> for ApiError {
                 ApiError::Forbidden("Sending to another user needs the admin role and a target in your team.")
             }
             PushError::Invalid(errors) => errors.into(),
-            PushError::RateLimited(limited) => ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds },
+            PushError::RateLimited(limited) => {
+                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds }
+            }
             PushError::NotConfigured => ApiError::NotConfigured("Web push (VAPID keys)"),
             PushError::Store(error) => error.into(),
         }

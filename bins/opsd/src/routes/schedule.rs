@@ -7,8 +7,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
-use crate::routes::cron::json_job;
 use crate::extract::{ApiKey, CronSecret, QueryParams};
+use crate::routes::cron::json_job;
 use crate::state::AppState;
 
 impl From<ScheduleViewError> for ApiError {
@@ -58,7 +58,6 @@ fn job_status(status: &str) -> JobStatus {
 fn disabled() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "status": "disabled" }))
 }
-
 
 /// Refreshes the imported schedule from 7shifts: 14 days back to 28 ahead, one transaction per
 /// location, upsert by provider shift id, vanished shifts deleted, nothing rewritten that did not

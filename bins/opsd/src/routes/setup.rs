@@ -92,7 +92,10 @@ pub async fn create_location(
         (status = 401, body = crate::errors::Problem, content_type = "application/problem+json"),
         (status = 403, body = crate::errors::Problem, content_type = "application/problem+json"),
     ))]
-pub async fn list_locations(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
+pub async fn list_locations(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+) -> Result<HttpResponse, ApiError> {
     let locations = state.teams.list_locations(&caller).await?;
     Ok(HttpResponse::Ok().json(locations.into_iter().map(LocationView::from).collect::<Vec<_>>()))
 }
@@ -138,7 +141,10 @@ pub async fn put_team_settings(
         (status = 401, body = crate::errors::Problem, content_type = "application/problem+json"),
         (status = 403, body = crate::errors::Problem, content_type = "application/problem+json"),
     ))]
-pub async fn get_team_settings(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
+pub async fn get_team_settings(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+) -> Result<HttpResponse, ApiError> {
     let configured = state.teams.chat_webhook_url(&caller).await?.is_some();
     Ok(HttpResponse::Ok().json(TeamSettingsView { chat_webhook_configured: configured }))
 }

@@ -59,7 +59,11 @@ pub struct Received {
     ),
     request_body(content = serde_json::Value, description = "{type, data, object?, timestamp?}; membership events carry data.organization.id, data.public_user_data.user_id, data.role, data.updated_at"),
     responses((status = 200, body = Received)))]
-pub async fn identity(state: web::Data<AppState>, req: HttpRequest, RawBody(body): RawBody) -> Result<HttpResponse, ApiError> {
+pub async fn identity(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    RawBody(body): RawBody,
+) -> Result<HttpResponse, ApiError> {
     state.identity_webhooks.receive(signed_delivery(&req), &body).await?;
     Ok(HttpResponse::Ok().json(Received { received: true }))
 }

@@ -28,7 +28,8 @@ pub async fn counting(answer: &'static [u8]) -> (u16, Arc<AtomicUsize>) {
 pub fn token(user: &str, team: &str) -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let claims = serde_json::json!({ "sub": user, "o": { "id": team, "rol": "admin" }, "iat": now, "exp": now + 600 });
-    let key = jsonwebtoken::EncodingKey::from_rsa_pem(include_bytes!("../../../../tests/fixtures/jwt-signing-key.pem")).unwrap();
+    let key = jsonwebtoken::EncodingKey::from_rsa_pem(include_bytes!("../../../../tests/fixtures/jwt-signing-key.pem"))
+        .unwrap();
     jsonwebtoken::encode(&jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256), &claims, &key).unwrap()
 }
 
