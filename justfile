@@ -30,7 +30,9 @@ test *args:
 db-down:
     scripts/pg-down.sh all
 
+# Formatting (rustfmt.toml, 120 columns) and clippy with warnings as errors; CI runs it.
 lint:
+    cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
 
 # Licenses, bans and sources of every dependency (deny.toml); installs cargo-deny when missing.

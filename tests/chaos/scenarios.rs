@@ -26,7 +26,7 @@ async fn code_of(response: reqwest::Response) -> String {
     }
 }
 
-/// 1. The breaker's trial request is cancelled by its client while the analytics store hangs.
+/// Scenario 1: The breaker's trial request is cancelled by its client while the analytics store hangs.
 pub async fn breaker_trial_cancelled(bin: &Binary) -> Outcome {
     let db = database().await;
     let week = bin.seed(db.url()).await.week_of;
@@ -84,7 +84,7 @@ pub async fn breaker_trial_cancelled(bin: &Binary) -> Outcome {
     Outcome::new(injected, observed, held)
 }
 
-/// 2. The identity provider's JWKS endpoint goes down past the keys' refresh time.
+/// Scenario 2: The identity provider's JWKS endpoint goes down past the keys' refresh time.
 pub async fn jwks_outage(bin: &Binary) -> Outcome {
     use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -158,7 +158,7 @@ pub async fn jwks_outage(bin: &Binary) -> Outcome {
     )
 }
 
-/// 3. Every session of the service's database is terminated under load, then the database
+/// Scenario 3: Every session of the service's database is terminated under load, then the database
 /// refuses connections for a few seconds.
 pub async fn database_outage_under_load(bin: &Binary) -> Outcome {
     let db = database().await;
@@ -300,7 +300,7 @@ async fn wait_exit(opsd: &mut Opsd) -> Option<std::process::ExitStatus> {
     tokio::time::timeout(Duration::from_secs(40), opsd.child.wait()).await.ok().and_then(Result::ok)
 }
 
-/// 4a. The instance is killed (SIGKILL) while a 7shifts sync waits on a stalled provider.
+/// Scenario 4a: The instance is killed (SIGKILL) while a 7shifts sync waits on a stalled provider.
 pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
     let provider = Fake7ShiftsServer::start().await;
     let day = time::OffsetDateTime::now_utc().date();
@@ -375,7 +375,7 @@ pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
     )
 }
 
-/// 4b. The instance is killed (SIGKILL) in the middle of a coupon expiry sweep.
+/// Scenario 4b: The instance is killed (SIGKILL) in the middle of a coupon expiry sweep.
 pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     const DUE: i64 = 60_000;
     let db = database().await;
@@ -460,7 +460,7 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     )
 }
 
-/// 4c. The instance is killed (SIGKILL) while its worker pushes a low-rating alert to a push
+/// Scenario 4c: The instance is killed (SIGKILL) while its worker pushes a low-rating alert to a push
 /// service that hangs.
 pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
     // A push service whose first delivery hangs; later ones are accepted.
@@ -586,7 +586,7 @@ async fn vapid_keys(bin: &Binary) -> (String, String) {
     (key("NEXT_PUBLIC_VAPID_PUBLIC_KEY="), key("VAPID_PRIVATE_KEY="))
 }
 
-/// 5. Three instances start at the same moment on an empty database.
+/// Scenario 5: Three instances start at the same moment on an empty database.
 pub async fn concurrent_first_start(bin: &Binary) -> Outcome {
     let template = database().await;
     let admin = admin(&template).await;
@@ -625,7 +625,7 @@ pub async fn concurrent_first_start(bin: &Binary) -> Outcome {
     )
 }
 
-/// 6. The cache-invalidation listener's connection is cut (a failover, an idle-timeout proxy).
+/// Scenario 6: The cache-invalidation listener's connection is cut (a failover, an idle-timeout proxy).
 pub async fn listen_connection_lost(bin: &Binary) -> Outcome {
     let db = database().await;
     let demo = bin.seed(db.url()).await;
@@ -683,7 +683,7 @@ pub async fn listen_connection_lost(bin: &Binary) -> Outcome {
     )
 }
 
-/// 7. The assistant's provider splits a character across writes, then stalls.
+/// Scenario 7: The assistant's provider splits a character across writes, then stalls.
 pub async fn assistant_provider_stalls(bin: &Binary) -> Outcome {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -741,7 +741,7 @@ pub async fn assistant_provider_stalls(bin: &Binary) -> Outcome {
     )
 }
 
-/// 10. SIGTERM arrives while a request's body is still on its way; then a body breaks off.
+/// Scenario 10: SIGTERM arrives while a request's body is still on its way; then a body breaks off.
 pub async fn sigterm_mid_body(bin: &Binary) -> Outcome {
     let db = database().await;
     let mut opsd = bin.serve(db.url(), &[]).await;

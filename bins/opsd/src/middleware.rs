@@ -237,7 +237,9 @@ mod tests {
         )
         .await;
         let request = test::TestRequest::get().uri("/boom").insert_header(("x-request-id", "req-42")).to_request();
-        let error = test::try_call_service(&app, request).await.err().expect("the panic is answered as an error");
+        let Err(error) = test::try_call_service(&app, request).await else {
+            panic!("the panic is answered as an error")
+        };
         let response = error.error_response();
         assert_eq!(response.status(), 500);
         assert_eq!(response.headers().get("x-request-id").unwrap(), "req-42");

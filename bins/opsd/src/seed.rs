@@ -124,7 +124,7 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
                         food: food.round_dp(2),
                         beverage: (food * Decimal::new(35, 2)).round_dp(2),
                         other: Decimal::from(40),
-                        guests: Some((base / 25) as i32),
+                        guests: Some(base / 25),
                     });
                 }
                 for (n, (start, hours, department, role, wage)) in [

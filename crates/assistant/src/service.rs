@@ -261,10 +261,10 @@ fn answer(
             }
             if calls.is_empty() {
                 yield UiChunk::FinishStep;
-                if !spoken.is_empty() {
-                    if let Err(error) = threads.append(thread, Role::Assistant, &spoken, clock.now()).await {
-                        tracing::warn!(%error, "the assistant's answer was not stored in its thread");
-                    }
+                if !spoken.is_empty()
+                    && let Err(error) = threads.append(thread, Role::Assistant, &spoken, clock.now()).await
+                {
+                    tracing::warn!(%error, "the assistant's answer was not stored in its thread");
                 }
                 yield UiChunk::Finish { finish_reason: "stop" };
                 return;
