@@ -16,12 +16,12 @@ struct Team {
 async fn team() -> Team {
     let app = TestApp::spawn().await;
     let location = app
-        .post("/api/locations")
-        .bearer_auth(app.tokens.admin("user_1", "org_1"))
-        .json(&json!({ "name": "Downtown", "slug": "downtown", "timezone": "America/Chicago" }))
-        .send()
+        .post_json(
+            "/api/locations",
+            app.tokens.admin("user_1", "org_1"),
+            &json!({ "name": "Downtown", "slug": "downtown", "timezone": "America/Chicago" }),
+        )
         .await
-        .unwrap()
         .json::<Value>()
         .await
         .unwrap()["id"]
@@ -44,13 +44,7 @@ impl Team {
     }
 
     async fn ingest(&self, rows: Value) -> reqwest::Response {
-        self.app
-            .post("/api/analytics/sales")
-            .bearer_auth(API_KEY)
-            .json(&json!({ "teamId": "org_1", "rows": rows }))
-            .send()
-            .await
-            .unwrap()
+        self.app.post_json("/api/analytics/sales", API_KEY, &json!({ "teamId": "org_1", "rows": rows })).await
     }
 
     fn sale(&self, date: &str, block: &str, food: f64) -> Value {

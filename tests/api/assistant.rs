@@ -46,7 +46,7 @@ async fn app_with_provider(provider: &str) -> TestApp {
 }
 
 async fn chat(app: &TestApp, body: &Value) -> reqwest::Response {
-    app.post("/api/assistant/chat").bearer_auth(app.tokens.member("user_1", "org_1")).json(body).send().await.unwrap()
+    app.post_json("/api/assistant/chat", app.tokens.member("user_1", "org_1"), body).await
 }
 
 fn question() -> Value {
@@ -90,12 +90,12 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
         .await;
     let app = app_with_provider(&provider.uri()).await;
     let location = app.create_location("org_1", "downtown").await;
-    app.post("/api/incidents")
-        .bearer_auth(app.tokens.member("user_1", "org_1"))
-        .json(&json!({ "locationId": location, "type": "Maintenance", "severity": "low", "notes": "Walk-in door sticks" }))
-        .send()
-        .await
-        .unwrap();
+    app.post_json(
+        "/api/incidents",
+        app.tokens.member("user_1", "org_1"),
+        &json!({ "locationId": location, "type": "Maintenance", "severity": "low", "notes": "Walk-in door sticks" }),
+    )
+    .await;
 
     let response = chat(&app, &question()).await;
     assert_eq!(response.status(), 200);
@@ -175,13 +175,7 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
         ]
     );
     assert_eq!(said[0].0, "system");
-    let other = app
-        .post("/api/assistant/chat")
-        .bearer_auth(app.tokens.member("user_2", "org_1"))
-        .json(&follow_up)
-        .send()
-        .await
-        .unwrap();
+    let other = app.post_json("/api/assistant/chat", app.tokens.member("user_2", "org_1"), &follow_up).await;
     problem(other, 404, "not_found").await;
 }
 
@@ -357,13 +351,7 @@ async fn a_user_past_the_per_minute_limit_is_429_across_instances() {
     problem(refused, 429, "rate_limited").await;
     let stored: i64 = app.pg().await.query_one("SELECT count(*) FROM assistant_messages", &[]).await.unwrap().get(0);
     assert_eq!(stored, 3, "the refused message was not stored");
-    let other = app
-        .post("/api/assistant/chat")
-        .bearer_auth(app.tokens.member("user_2", "org_1"))
-        .json(&question())
-        .send()
-        .await
-        .unwrap();
+    let other = app.post_json("/api/assistant/chat", app.tokens.member("user_2", "org_1"), &question()).await;
     assert_eq!(other.status(), 200, "another user has their own limit");
 }
 

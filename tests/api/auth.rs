@@ -40,12 +40,8 @@ async fn v1_org_claims_are_understood() {
     claims["org_id"] = json!("org_1");
     claims["org_role"] = json!("org:admin");
     let response = app
-        .post("/api/locations")
-        .bearer_auth(app.tokens.sign(&claims))
-        .json(&json!({ "name": "A", "slug": "a", "timezone": "UTC" }))
-        .send()
-        .await
-        .unwrap();
+        .post_json("/api/locations", app.tokens.sign(&claims), &json!({ "name": "A", "slug": "a", "timezone": "UTC" }))
+        .await;
     assert_eq!(response.status(), 201);
 }
 

@@ -33,12 +33,12 @@ impl Team {
     async fn offer(&self, capacity: i64) -> String {
         let response = self
             .app
-            .post("/api/coupons/offers")
-            .bearer_auth(&self.admin)
-            .json(&json!({ "locationId": self.location, "name": "Free fries", "capacity": capacity }))
-            .send()
-            .await
-            .unwrap();
+            .post_json(
+                "/api/coupons/offers",
+                &self.admin,
+                &json!({ "locationId": self.location, "name": "Free fries", "capacity": capacity }),
+            )
+            .await;
         assert_eq!(response.status(), 201);
         response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
     }
@@ -91,16 +91,7 @@ impl Team {
     }
 
     async fn held(&self, offer: &str) -> i64 {
-        let body: Value = self
-            .app
-            .get(&format!("/api/coupons/offers/{offer}"))
-            .bearer_auth(&self.admin)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let body: Value = self.app.get_json(&format!("/api/coupons/offers/{offer}"), &self.admin).await;
         body["held"].as_i64().unwrap()
     }
 
@@ -114,12 +105,7 @@ async fn offers_are_created_by_admins_at_their_own_locations() {
     let team = team().await;
     let member = team.app.tokens.member("user_2", "org_1");
     let body = json!({ "locationId": team.location, "name": "Free fries", "capacity": 3 });
-    problem(
-        team.app.post("/api/coupons/offers").bearer_auth(&member).json(&body).send().await.unwrap(),
-        403,
-        "forbidden",
-    )
-    .await;
+    problem(team.app.post_json("/api/coupons/offers", &member, &body).await, 403, "forbidden").await;
     let foreign = team.app.create_location("org_2", "uptown").await;
     let bad = [
         (json!({ "locationId": foreign, "name": "X", "capacity": 3 }), "locationId"),
@@ -127,7 +113,7 @@ async fn offers_are_created_by_admins_at_their_own_locations() {
         (json!({ "locationId": team.location, "name": "X", "capacity": -1 }), "capacity"),
     ];
     for (body, field) in bad {
-        let response = team.app.post("/api/coupons/offers").bearer_auth(&team.admin).json(&body).send().await.unwrap();
+        let response = team.app.post_json("/api/coupons/offers", &team.admin, &body).await;
         assert_eq!(problem(response, 400, "validation_failed").await["errors"][0]["field"], field);
     }
     assert_eq!(team.app.count("coupon_offers").await, 0);
@@ -169,16 +155,7 @@ async fn reading_or_redeeming_a_due_reservation_expires_it_first() {
     let due_too = team.reserve(&offer, time::Duration::seconds(-5)).await;
     assert_eq!(team.held(&offer).await, 3, "reading an offer expires nothing");
 
-    let read: Value = team
-        .app
-        .get(&format!("/api/coupons/reservations/{due}"))
-        .bearer_auth(&team.admin)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let read: Value = team.app.get_json(&format!("/api/coupons/reservations/{due}"), &team.admin).await;
     assert_eq!(read["state"], "expired");
     assert!(read["expiredAt"].is_string());
     assert_eq!(team.held(&offer).await, 2);

@@ -33,7 +33,7 @@ impl Team {
     }
 
     async fn report(&self, body: &Value) -> reqwest::Response {
-        self.app.post("/api/incidents").bearer_auth(&self.token).json(body).send().await.unwrap()
+        self.app.post_json("/api/incidents", &self.token, body).await
     }
 
     async fn report_ok(&self, extra: Value) -> Value {
@@ -54,14 +54,8 @@ impl Team {
     }
 
     async fn contact(&self, token: &str, name: &str) -> String {
-        let response = self
-            .app
-            .post("/api/contacts")
-            .bearer_auth(token)
-            .json(&json!({ "name": name, "phone": "+1 555 010 2030" }))
-            .send()
-            .await
-            .unwrap();
+        let response =
+            self.app.post_json("/api/contacts", token, &json!({ "name": name, "phone": "+1 555 010 2030" })).await;
         assert_eq!(response.status(), 201);
         response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
     }
@@ -129,16 +123,7 @@ async fn valid_json_of_the_wrong_type_on_an_enum_field_is_a_validation_error_nam
         assert_eq!(problem(response, 400, "validation_failed").await["errors"][0]["field"], "status", "{status}");
     }
     assert_eq!(team.app.count("incident_status_changes").await, 0);
-    let still: Value = team
-        .app
-        .get(&format!("/api/incidents/{id}"))
-        .bearer_auth(&team.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let still: Value = team.app.get_json(&format!("/api/incidents/{id}"), &team.token).await;
     assert_eq!(still["status"], "reported");
 }
 
@@ -217,8 +202,7 @@ async fn a_new_contact_is_created_with_the_incident() {
         .report_ok(json!({ "contactMode": "new", "contactName": "Guest Ann", "contactEmail": "ann@example.com", "contactNotes": "table 4" }))
         .await;
     let contact_id = created["contactId"].as_str().unwrap();
-    let contacts: Value =
-        team.app.get("/api/contacts").bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+    let contacts: Value = team.app.get_json("/api/contacts", &team.token).await;
     assert_eq!(contacts[0]["id"], contact_id);
     assert_eq!(contacts[0]["email"], "ann@example.com");
 }
@@ -229,12 +213,8 @@ async fn comments_and_status_changes_build_the_history() {
     let id = team.report_ok(json!({})).await["id"].as_str().unwrap().to_owned();
     let comment = team
         .app
-        .post(&format!("/api/incidents/{id}/comments"))
-        .bearer_auth(&team.token)
-        .json(&json!({ "content": "Manager notified" }))
-        .send()
-        .await
-        .unwrap();
+        .post_json(&format!("/api/incidents/{id}/comments"), &team.token, &json!({ "content": "Manager notified" }))
+        .await;
     assert_eq!(comment.status(), 201);
     let comment: Value = comment.json().await.unwrap();
     assert_eq!((comment["incidentId"].as_str(), comment["authorId"].as_str()), (Some(id.as_str()), Some("user_1")));
@@ -244,16 +224,7 @@ async fn comments_and_status_changes_build_the_history() {
         assert_eq!(response.status(), 200);
         assert_eq!(response.json::<Value>().await.unwrap()["status"], status);
     }
-    let detail: Value = team
-        .app
-        .get(&format!("/api/incidents/{id}"))
-        .bearer_auth(&team.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let detail: Value = team.app.get_json(&format!("/api/incidents/{id}"), &team.token).await;
     assert_eq!(detail["status"], "reported");
     assert_eq!(detail["comments"][0]["content"], "Manager notified");
     let history: Vec<(&str, &str)> = detail["statusHistory"]
@@ -271,14 +242,8 @@ async fn bad_status_and_comment_bodies_are_rejected_and_write_nothing() {
     let id = team.report_ok(json!({})).await["id"].as_str().unwrap().to_owned();
     let bad_status = team.set_status(&id, json!("closed")).await;
     assert_eq!(problem(bad_status, 400, "validation_failed").await["errors"][0]["field"], "status");
-    let empty = team
-        .app
-        .post(&format!("/api/incidents/{id}/comments"))
-        .bearer_auth(&team.token)
-        .json(&json!({ "content": "  " }))
-        .send()
-        .await
-        .unwrap();
+    let empty =
+        team.app.post_json(&format!("/api/incidents/{id}/comments"), &team.token, &json!({ "content": "  " })).await;
     assert_eq!(problem(empty, 400, "validation_failed").await["errors"][0]["field"], "content");
     assert_eq!(team.app.count("incident_comments").await, 0);
     assert_eq!(team.app.count("incident_status_changes").await, 0);
@@ -299,7 +264,7 @@ async fn another_teams_incident_is_404_everywhere() {
         app.post(&format!("/api/incidents/{id}/comments")).bearer_auth(&outsider).json(&json!({ "content": "hi" }));
     problem(comment.send().await.unwrap(), 404, "not_found").await;
     problem(app.get("/api/incidents/not-a-uuid").bearer_auth(&outsider).send().await.unwrap(), 404, "not_found").await;
-    let listed: Value = app.get("/api/incidents").bearer_auth(&outsider).send().await.unwrap().json().await.unwrap();
+    let listed: Value = app.get_json("/api/incidents", &outsider).await;
     assert_eq!(listed["items"], json!([]));
     assert_eq!(app.count("incident_comments").await + app.count("incident_status_changes").await, 0);
 }
@@ -319,7 +284,7 @@ async fn listing_filters_and_pages_with_an_opaque_cursor() {
     let mut seen = Vec::new();
     let mut path = "/api/incidents?limit=2".to_owned();
     loop {
-        let page: Value = team.app.get(&path).bearer_auth(&team.token).send().await.unwrap().json().await.unwrap();
+        let page: Value = team.app.get_json(&path, &team.token).await;
         seen.extend(page["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()));
         match page["nextCursor"].as_str() {
             Some(cursor) => path = format!("/api/incidents?limit=2&cursor={cursor}"),
@@ -328,27 +293,9 @@ async fn listing_filters_and_pages_with_an_opaque_cursor() {
     }
     assert_eq!(seen, ids, "newest first, each once");
 
-    let by_location: Value = team
-        .app
-        .get(&format!("/api/incidents?locationId={second}"))
-        .bearer_auth(&team.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let by_location: Value = team.app.get_json(&format!("/api/incidents?locationId={second}"), &team.token).await;
     assert_eq!(by_location["items"].as_array().unwrap().len(), 2);
-    let resolved: Value = team
-        .app
-        .get("/api/incidents?status=resolved")
-        .bearer_auth(&team.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let resolved: Value = team.app.get_json("/api/incidents?status=resolved", &team.token).await;
     assert_eq!(resolved["items"], json!([]));
 
     for bad in ["limit=0", "limit=101", "cursor=zzz", "status=closed", "locationId=x", "sort=asc"] {
@@ -370,7 +317,7 @@ async fn only_admins_delete_contacts_and_a_deleted_one_disappears_from_the_list(
     assert_eq!(team.app.delete(&format!("/api/contacts/{id}")).bearer_auth(&admin).send().await.unwrap().status(), 204);
     let again = team.app.delete(&format!("/api/contacts/{id}")).bearer_auth(&admin).send().await.unwrap();
     problem(again, 404, "not_found").await;
-    let listed: Value = team.app.get("/api/contacts").bearer_auth(&admin).send().await.unwrap().json().await.unwrap();
+    let listed: Value = team.app.get_json("/api/contacts", &admin).await;
     assert_eq!(listed, json!([]));
 }
 
@@ -383,7 +330,7 @@ async fn bad_contacts_are_rejected_and_not_written() {
         (json!({ "name": "Ann", "email": "ann@" }), "email"),
         (json!({ "name": "Ann", "phone": "555", "nickname": "A" }), "nickname"),
     ] {
-        let response = team.app.post("/api/contacts").bearer_auth(&team.token).json(&body).send().await.unwrap();
+        let response = team.app.post_json("/api/contacts", &team.token, &body).await;
         assert_eq!(problem(response, 400, "validation_failed").await["errors"][0]["field"], field);
     }
     assert_eq!(team.app.count("contacts").await, 0);
@@ -424,16 +371,8 @@ async fn the_prune_job_removes_only_contacts_deleted_longer_ago_than_the_retenti
         .map(|row| row.get(0))
         .collect();
     assert_eq!(remaining, [live, young]);
-    let detail: Value = team
-        .app
-        .get(&format!("/api/incidents/{}", incident["id"].as_str().unwrap()))
-        .bearer_auth(&team.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let detail: Value =
+        team.app.get_json(&format!("/api/incidents/{}", incident["id"].as_str().unwrap()), &team.token).await;
     assert_eq!(detail["contactId"], Value::Null, "the incident stays, without its contact");
 
     let again = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();

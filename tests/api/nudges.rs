@@ -21,12 +21,8 @@ async fn setup(status: u16, delay: Duration) -> Setup {
     Mock::given(method("POST")).respond_with(ResponseTemplate::new(status).set_delay(delay)).mount(&chat).await;
     let admin = app.tokens.admin("user_admin", "org_1");
     let location = app
-        .post("/api/locations")
-        .bearer_auth(&admin)
-        .json(&json!({ "name": "Downtown", "slug": "downtown", "timezone": "UTC" }))
-        .send()
+        .post_json("/api/locations", &admin, &json!({ "name": "Downtown", "slug": "downtown", "timezone": "UTC" }))
         .await
-        .unwrap()
         .json::<Value>()
         .await
         .unwrap()["id"]
@@ -83,14 +79,7 @@ impl Setup {
     }
 
     async fn shift_report(&self, date: time::Date, shift: &str, hero: &str) {
-        let response = self
-            .app
-            .post("/api/reports/shift")
-            .bearer_auth(self.app.tokens.member("user_staff", "org_1"))
-            .json(&json!({ "locationId": self.location, "date": date.to_string(), "shift": shift, "actualSales": 100, "goalSales": 100, "hero": hero }))
-            .send()
-            .await
-            .unwrap();
+        let response = self.app.post_json("/api/reports/shift", self.app.tokens.member("user_staff", "org_1"), &json!({ "locationId": self.location, "date": date.to_string(), "shift": shift, "actualSales": 100, "goalSales": 100, "hero": hero })).await;
         assert_eq!(response.status(), 201);
     }
 }
@@ -243,40 +232,17 @@ async fn due_announcements_are_published_once_and_pushed_to_the_team() {
     .await;
     let bad = setup
         .app
-        .post("/api/announcements")
-        .bearer_auth(&setup.admin)
-        .json(&json!({ "title": "x", "body": "y", "publishAt": "tomorrow" }))
-        .send()
-        .await
-        .unwrap();
+        .post_json("/api/announcements", &setup.admin, &json!({ "title": "x", "body": "y", "publishAt": "tomorrow" }))
+        .await;
     assert_eq!(problem(bad, 400, "validation_failed").await["errors"][0]["field"], "publishAt");
 
-    let run: Value = setup
-        .app
-        .get("/cron/publish-scheduled-announcements")
-        .bearer_auth(CRON_SECRET)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let run: Value = setup.app.get_json("/cron/publish-scheduled-announcements", CRON_SECRET).await;
     assert_eq!(run, json!({ "status": "ok", "published": 1, "pushed": 1 }));
-    let again: Value = setup
-        .app
-        .get("/cron/publish-scheduled-announcements")
-        .bearer_auth(CRON_SECRET)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let again: Value = setup.app.get_json("/cron/publish-scheduled-announcements", CRON_SECRET).await;
     assert_eq!(again["published"], 0);
     assert_eq!(push.delivered().len(), 1);
     assert_eq!(push.delivered()[0].payload["title"], "Menu");
-    let listed: Value =
-        setup.app.get("/api/announcements").bearer_auth(&setup.admin).send().await.unwrap().json().await.unwrap();
+    let listed: Value = setup.app.get_json("/api/announcements", &setup.admin).await;
     let published: Vec<bool> = listed.as_array().unwrap().iter().map(|a| !a["publishedAt"].is_null()).collect();
     assert_eq!(published, [false, true], "latest first: the later one is not published yet");
 }
@@ -308,18 +274,7 @@ async fn announcement_pushes_leave_through_an_outbox_once_each_and_outlive_a_dea
             .json(&json!({ "title": title, "body": "Body", "publishAt": due }))
             .send()
     };
-    let run = || async {
-        setup
-            .app
-            .get("/cron/publish-scheduled-announcements")
-            .bearer_auth(CRON_SECRET)
-            .send()
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()
-    };
+    let run = || async { setup.app.get_json("/cron/publish-scheduled-announcements", CRON_SECRET).await };
     create("First").await.unwrap();
     assert_eq!(run().await, json!({ "status": "ok", "published": 1, "pushed": 2 }));
     let pg = setup.app.pg().await;

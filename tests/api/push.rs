@@ -22,7 +22,7 @@ fn body_of(subscriber: &FakeSubscriber) -> Value {
 }
 
 async fn send(app: &TestApp, token: &str, body: &Value) -> reqwest::Response {
-    app.post("/api/push/send").bearer_auth(token).json(body).send().await.unwrap()
+    app.post_json("/api/push/send", token, body).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -91,13 +91,8 @@ async fn subscribing_needs_the_session_cookie_from_the_apps_origin() {
     let no_origin =
         app.post("/api/push/subscribe").header("cookie", &me).json(&body_of(&subscriber)).send().await.unwrap();
     problem(no_origin, 403, "forbidden").await;
-    let bearer = app
-        .post("/api/push/subscribe")
-        .bearer_auth(app.tokens.member("user_1", "org_1"))
-        .json(&body_of(&subscriber))
-        .send()
-        .await
-        .unwrap();
+    let bearer =
+        app.post_json("/api/push/subscribe", app.tokens.member("user_1", "org_1"), &body_of(&subscriber)).await;
     problem(bearer, 401, "unauthorized").await;
     assert_eq!(app.count("push_subscriptions").await, 0);
 }

@@ -29,7 +29,7 @@ fn shift(location: &str, extra: Value) -> Value {
 
 impl Team {
     async fn post(&self, path: &str, token: &str, body: &Value) -> reqwest::Response {
-        self.app.post(path).bearer_auth(token).json(body).send().await.unwrap()
+        self.app.post_json(path, token, body).await
     }
 
     async fn rejected(&self, path: &str, token: &str, body: Value, field: &str) {
@@ -154,19 +154,10 @@ async fn reports_are_listed_by_location_and_date_range() {
         assert_eq!(team.post("/api/reports/shift", &team.member, &body).await.status(), 201);
     }
     let path = format!("/api/reports/shift?locationId={}&from={yesterday}&to={yesterday}", team.location);
-    let listed: Value = team.app.get(&path).bearer_auth(&team.member).send().await.unwrap().json().await.unwrap();
+    let listed: Value = team.app.get_json(&path, &team.member).await;
     let shifts: Vec<&str> = listed.as_array().unwrap().iter().map(|r| r["shift"].as_str().unwrap()).collect();
     assert_eq!(shifts, ["morning", "evening"]);
-    let all: Value = team
-        .app
-        .get(&format!("/api/reports/shift?locationId={}", team.location))
-        .bearer_auth(&team.member)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let all: Value = team.app.get_json(&format!("/api/reports/shift?locationId={}", team.location), &team.member).await;
     assert_eq!(all.as_array().unwrap().len(), 3);
 
     let outsider = team.app.tokens.admin("user_9", "org_2");

@@ -22,13 +22,7 @@ async fn setup() -> Setup {
     let admin = app.tokens.admin("user_1", "org_1");
     let mut ids = Vec::new();
     for (slug, provider_id) in [("downtown", "100"), ("uptown", "200")] {
-        let response = app
-            .post("/api/locations")
-            .bearer_auth(&admin)
-            .json(&json!({ "name": slug, "slug": slug, "timezone": "America/Chicago", "schedulerLocationId": provider_id }))
-            .send()
-            .await
-            .unwrap();
+        let response = app.post_json("/api/locations", &admin, &json!({ "name": slug, "slug": slug, "timezone": "America/Chicago", "schedulerLocationId": provider_id })).await;
         ids.push(response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned());
     }
     Setup { app, provider, downtown: ids[0].clone(), uptown: ids[1].clone() }
@@ -71,8 +65,7 @@ impl Setup {
 #[tokio::test(flavor = "multi_thread")]
 async fn sync_inserts_then_changes_nothing_then_follows_edits_and_removals() {
     let setup = setup().await;
-    let roles: Value =
-        setup.app.get("/cron/sync-7shifts-roles").bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+    let roles: Value = setup.app.get_json("/cron/sync-7shifts-roles", CRON_SECRET).await;
     assert_eq!(roles, json!({ "status": "ok", "inserted": 2, "updated": 0, "unchanged": 0 }));
     setup.standard_week();
 
@@ -190,7 +183,7 @@ async fn the_jobs_need_the_cron_secret_and_do_nothing_without_it() {
 async fn without_provider_credentials_the_jobs_are_disabled() {
     let app = TestApp::spawn().await;
     for job in ["/cron/sync-schedule-from-7shifts", "/cron/sync-7shifts-roles"] {
-        let body: Value = app.get(job).bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap();
+        let body: Value = app.get_json(job, CRON_SECRET).await;
         assert_eq!(body, json!({ "status": "disabled" }));
     }
 }

@@ -5,13 +5,7 @@ use serde_json::{Value, json};
 async fn an_admin_creates_a_location_and_sees_it_listed() {
     let app = TestApp::spawn().await;
     let token = app.tokens.admin("user_1", "org_1");
-    let response = app
-        .post("/api/locations")
-        .bearer_auth(&token)
-        .json(&json!({ "name": "Downtown", "slug": "downtown", "timezone": "America/Chicago", "schedulerLocationId": "7001" }))
-        .send()
-        .await
-        .unwrap();
+    let response = app.post_json("/api/locations", &token, &json!({ "name": "Downtown", "slug": "downtown", "timezone": "America/Chicago", "schedulerLocationId": "7001" })).await;
     assert_eq!(response.status(), 201);
     let location = response.headers()["location"].to_str().unwrap().to_owned();
     let created: Value = response.json().await.unwrap();
@@ -21,7 +15,7 @@ async fn an_admin_creates_a_location_and_sees_it_listed() {
     assert_eq!(created["schedulerLocationId"], "7001");
     assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
 
-    let listed: Value = app.get("/api/locations").bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    let listed: Value = app.get_json("/api/locations", &token).await;
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["slug"], "downtown");
 }
@@ -30,12 +24,12 @@ async fn an_admin_creates_a_location_and_sees_it_listed() {
 async fn a_member_cannot_create_a_location() {
     let app = TestApp::spawn().await;
     let response = app
-        .post("/api/locations")
-        .bearer_auth(app.tokens.member("user_1", "org_1"))
-        .json(&json!({ "name": "Downtown", "slug": "downtown", "timezone": "UTC" }))
-        .send()
-        .await
-        .unwrap();
+        .post_json(
+            "/api/locations",
+            app.tokens.member("user_1", "org_1"),
+            &json!({ "name": "Downtown", "slug": "downtown", "timezone": "UTC" }),
+        )
+        .await;
     problem(response, 403, "forbidden").await;
     assert_eq!(app.count("locations").await, 0);
 }
@@ -44,12 +38,12 @@ async fn a_member_cannot_create_a_location() {
 async fn bad_location_fields_are_named_and_nothing_is_written() {
     let app = TestApp::spawn().await;
     let response = app
-        .post("/api/locations")
-        .bearer_auth(app.tokens.admin("user_1", "org_1"))
-        .json(&json!({ "name": "", "slug": "Down Town", "timezone": "Mars/Base" }))
-        .send()
-        .await
-        .unwrap();
+        .post_json(
+            "/api/locations",
+            app.tokens.admin("user_1", "org_1"),
+            &json!({ "name": "", "slug": "Down Town", "timezone": "Mars/Base" }),
+        )
+        .await;
     let body = problem(response, 400, "validation_failed").await;
     let fields: Vec<&str> = body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
     assert_eq!(fields, ["name", "slug", "timezone"]);
@@ -61,12 +55,12 @@ async fn slugs_are_unique_across_teams() {
     let app = TestApp::spawn().await;
     app.create_location("org_1", "downtown").await;
     let response = app
-        .post("/api/locations")
-        .bearer_auth(app.tokens.admin("user_2", "org_2"))
-        .json(&json!({ "name": "Other", "slug": "downtown", "timezone": "UTC" }))
-        .send()
-        .await
-        .unwrap();
+        .post_json(
+            "/api/locations",
+            app.tokens.admin("user_2", "org_2"),
+            &json!({ "name": "Other", "slug": "downtown", "timezone": "UTC" }),
+        )
+        .await;
     problem(response, 409, "conflict").await;
     assert_eq!(app.count("locations").await, 1);
 }
@@ -76,15 +70,7 @@ async fn a_team_sees_only_its_own_locations() {
     let app = TestApp::spawn().await;
     app.create_location("org_1", "one").await;
     app.create_location("org_2", "two").await;
-    let listed: Value = app
-        .get("/api/locations")
-        .bearer_auth(app.tokens.member("user_3", "org_2"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed: Value = app.get_json("/api/locations", app.tokens.member("user_3", "org_2")).await;
     let slugs: Vec<&str> = listed.as_array().unwrap().iter().map(|l| l["slug"].as_str().unwrap()).collect();
     assert_eq!(slugs, ["two"]);
 }
@@ -118,7 +104,7 @@ async fn the_chat_webhook_must_be_a_public_https_url() {
         .await
         .unwrap();
     assert_eq!(ok.status(), 200);
-    let read: Value = app.get("/api/team/settings").bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+    let read: Value = app.get_json("/api/team/settings", &token).await;
     assert_eq!(read["chatWebhookConfigured"], true);
 
     let member = app

@@ -414,22 +414,10 @@ async fn a_removed_member_gets_no_announcement_cannot_be_targeted_and_their_old_
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap();
     let announced = app
-        .post("/api/announcements")
-        .bearer_auth(&admin)
-        .json(&json!({ "title": "Menu", "body": "New menu", "publishAt": at }))
-        .send()
-        .await
-        .unwrap();
+        .post_json("/api/announcements", &admin, &json!({ "title": "Menu", "body": "New menu", "publishAt": at }))
+        .await;
     assert_eq!(announced.status(), 201);
-    let run: Value = app
-        .get("/cron/publish-scheduled-announcements")
-        .bearer_auth(CRON_SECRET)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let run: Value = app.get_json("/cron/publish-scheduled-announcements", CRON_SECRET).await;
     assert_eq!(run, json!({ "status": "ok", "published": 1, "pushed": 0 }));
     assert_eq!(push.delivered().len(), 1, "the removed member's device got nothing more");
 }

@@ -145,6 +145,21 @@ impl TestApp {
     }
 
     /// Creates a location for `team` as its admin and returns its id.
+    /// GET `path` with `token` as the bearer, and its JSON body.
+    pub async fn get_json(&self, path: &str, token: impl std::fmt::Display) -> Value {
+        self.get(path).bearer_auth(token).send().await.unwrap().json().await.unwrap()
+    }
+
+    /// POST `body` as JSON to `path` with `token` as the bearer.
+    pub async fn post_json<T: serde::Serialize + ?Sized>(
+        &self,
+        path: &str,
+        token: impl std::fmt::Display,
+        body: &T,
+    ) -> reqwest::Response {
+        self.post(path).bearer_auth(token).json(body).send().await.unwrap()
+    }
+
     pub async fn create_location(&self, team: &str, slug: &str) -> String {
         let response = self
             .post("/api/locations")
