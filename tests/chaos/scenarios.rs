@@ -315,15 +315,8 @@ pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
         ("SCHEDULER_COMPANY_ID", COMPANY),
     ]);
     let mut first = bin.serve(db.url(), &scheduler).await;
-    let admin_token = TokenMinter.admin("user_chaos", "org_chaos");
-    let http = client();
     for (slug, provider_id) in [("stalled", "200"), ("healthy", "100")] {
-        http.post(first.url("/api/locations"))
-            .bearer_auth(&admin_token)
-            .json(&json!({ "name": slug, "slug": slug, "timezone": "UTC", "schedulerLocationId": provider_id }))
-            .send()
-            .await
-            .unwrap();
+        first.create_location(slug, Some(provider_id)).await;
     }
     let sync_url = first.url("/cron/sync-schedule-from-7shifts");
     let in_flight = tokio::spawn(async move { client().get(sync_url).bearer_auth(CRON_SECRET).send().await });
@@ -381,17 +374,7 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     let db = database().await;
     let sweep_env = env(&[("COUPON_EXPIRY_ENABLED", "true")]);
     let mut first = bin.serve(db.url(), &sweep_env).await;
-    let admin_token = TokenMinter.admin("user_chaos", "org_chaos");
-    let location: Value = client()
-        .post(first.url("/api/locations"))
-        .bearer_auth(&admin_token)
-        .json(&json!({ "name": "Sweep", "slug": "sweep", "timezone": "UTC" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let location = first.create_location("sweep", None).await;
     let pg = connect(db.url()).await;
     pg.batch_execute(&format!(
         "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at)
@@ -493,16 +476,7 @@ pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
     let mut first = bin.serve(db.url(), &guest_env).await;
     let admin_token = TokenMinter.admin("user_chaos", "org_chaos");
     let http = client();
-    let location: Value = http
-        .post(first.url("/api/locations"))
-        .bearer_auth(&admin_token)
-        .json(&json!({ "name": "Guests", "slug": "guests", "timezone": "UTC" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let location = first.create_location("guests", None).await;
     // The admin's device: the keys of RFC 8291's worked example.
     let subscribed = http
         .post(first.url("/api/push/subscribe"))

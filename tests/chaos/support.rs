@@ -116,6 +116,20 @@ impl Opsd {
         panic!("{path} did not answer 200 within {limit:?}");
     }
 
+    /// Creates a location of `org_chaos` (as its admin `user_chaos`) and returns it.
+    pub async fn create_location(&self, slug: &str, scheduler_location: Option<&str>) -> serde_json::Value {
+        let body = serde_json::json!({ "name": slug, "slug": slug, "timezone": "UTC", "schedulerLocationId": scheduler_location });
+        let response = client()
+            .post(self.url("/api/locations"))
+            .bearer_auth(opsd_tests::TokenMinter.admin("user_chaos", "org_chaos"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201, "creating location {slug}");
+        response.json().await.unwrap()
+    }
+
     pub fn kill9(&mut self) {
         self.child.start_kill().expect("SIGKILL");
     }
