@@ -7,6 +7,7 @@ pub mod config;
 pub mod dev_identity;
 mod errors;
 pub(crate) mod extract;
+pub mod jobs;
 mod middleware;
 mod openapi;
 mod routes;

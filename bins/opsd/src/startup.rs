@@ -41,6 +41,7 @@ use tokio::task::JoinHandle;
 
 use crate::config::Config;
 use crate::extract::json::BODY_LIMIT;
+use crate::jobs::{self, Jobs};
 use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id, security_headers};
 use crate::routes;
 use crate::state::AppState;
@@ -179,12 +180,12 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
                 .spawn("guest-event-worker", move || Box::pin(run_guest_event_worker(worker.clone(), wake.clone()))),
         );
     }
-    let nudges = NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone());
-    let announcements = AnnouncementService::new(
+    let nudges = Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone()));
+    let announcements = Arc::new(AnnouncementService::new(
         Arc::new(PgAnnouncementStore::new(db.clone())),
         Arc::new(AnnouncementPush { push: push.clone() }),
         clock.clone(),
-    );
+    ));
 
     let schedule_store = Arc::new(PgScheduleStore::new(db.clone()));
     let seven_shifts = match (&config.scheduler.token, &config.scheduler.company_id) {
@@ -200,7 +201,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     };
     let schedule = Arc::new(LegacyScheduleView::new(schedule_store.clone(), clock.clone()));
     let schedule_sync = seven_shifts.map(|provider| {
-        ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone())
+        Arc::new(ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone()))
     });
 
     let teams = Arc::new(TeamService::new(locations.clone(), settings.clone(), Arc::new(outbound)));
@@ -254,26 +255,37 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         authenticator,
         identity_webhooks,
         teams,
-        incidents,
+        incidents: incidents.clone(),
         reports: ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone()),
         optimization,
         coupons: CouponService::new(coupon_store, clock.clone()),
         push,
-        nudges,
-        announcements,
+        announcements: announcements.clone(),
         vapid_public_key,
         schedule,
-        schedule_sync,
         assistant,
-        expiry: ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone()),
-        coupon_expiry_enabled: config.coupons.expiry_enabled,
+        cron: Jobs::new(vec![
+            Arc::new(jobs::ReportReminder(nudges.clone())),
+            Arc::new(jobs::CheckCompliance(nudges.clone())),
+            Arc::new(jobs::AggregateHeroes(nudges)),
+            Arc::new(jobs::PublishAnnouncements(announcements)),
+            Arc::new(jobs::PruneContacts {
+                incidents: incidents.clone(),
+                retention_days: config.contact_retention_days,
+            }),
+            Arc::new(jobs::SyncSchedule(schedule_sync.clone())),
+            Arc::new(jobs::SyncRoles(schedule_sync)),
+            Arc::new(jobs::ExpireCoupons {
+                sweep: Arc::new(ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone())),
+                enabled: config.coupons.expiry_enabled,
+            }),
+        ]),
         guest_events: GuestEventIntake::new(
             webhook_secret("COUPON_WEBHOOK_SECRET", config.coupons.webhook_secret.as_ref())?,
             guest_event_store,
             clock.clone(),
         ),
         guest_event_wake,
-        contact_retention_days: config.contact_retention_days,
         jobs: Arc::new(JobRunner::new(Arc::new(PgJobLocks::new(db.clone())), Arc::new(PgJobRunStore::new(db)), clock)),
     };
     Ok((state, background))

@@ -1,19 +1,20 @@
 use std::sync::Arc;
 
 use opsd_assistant::AssistantService;
-use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake};
+use opsd_coupons::{CouponService, GuestEventIntake};
 use opsd_identity::{Authenticator, IdentityWebhookService};
 use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
-use opsd_nudges::{AnnouncementService, NudgeJobs};
+use opsd_nudges::AnnouncementService;
 use opsd_optimization::OptimizationService;
 use opsd_postgres::Db;
 use opsd_push::PushService;
 use opsd_reports::ReportService;
-use opsd_scheduling::{LegacyScheduleView, ScheduleService};
+use opsd_scheduling::LegacyScheduleView;
 use opsd_teams::TeamService;
 
 use crate::config::CredentialsConfig;
+use crate::jobs::Jobs;
 
 /// What handlers reach: the domain services and the credentials the extractors check.
 pub struct AppState {
@@ -29,17 +30,14 @@ pub struct AppState {
     pub coupons: CouponService,
     pub schedule: Arc<LegacyScheduleView>,
     pub assistant: AssistantService,
-    /// Present when the provider's credentials are configured.
-    pub schedule_sync: Option<ScheduleService>,
     pub push: Arc<PushService>,
-    pub nudges: NudgeJobs,
-    pub announcements: AnnouncementService,
+    pub announcements: Arc<AnnouncementService>,
     pub vapid_public_key: Option<String>,
-    pub expiry: ExpirySweep,
-    pub coupon_expiry_enabled: bool,
     pub guest_events: GuestEventIntake,
     /// Wakes the guest-event worker when an event arrives.
     pub guest_event_wake: Arc<tokio::sync::Notify>,
-    pub contact_retention_days: u32,
+    /// Runs the scheduled jobs: one run at a time across instances, each recorded.
     pub jobs: Arc<JobRunner>,
+    /// The scheduled jobs by name.
+    pub cron: Jobs,
 }

@@ -1,8 +1,10 @@
 //! What every scheduled job shares: one run at a time across all instances, and a record of each run.
 
+mod job;
 mod ports;
 mod runner;
 
+pub use job::{AnswerFormat, Finished, Job, JobAnswer};
 pub use ports::{JobLease, JobLocks, JobRunStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockJobLease, MockJobLocks, MockJobRunStore};

@@ -15,6 +15,7 @@ pub use ports::{
 };
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};
 pub use sync::{
-    FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, department_of,
+    FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, SyncStatus,
+    department_of,
 };
 pub use view::{ScheduleView, ScheduleViewQuery, ViewFilter, ViewShift};

@@ -14,11 +14,20 @@ use crate::view::{ScheduleView, ScheduleViewQuery};
 const DAYS_BACK: i64 = 14;
 const DAYS_AHEAD: i64 = 28;
 
+/// How a sync went: `ok`, `partial` (some locations failed) or `failed` (all did, or the provider).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncStatus {
+    #[default]
+    Ok,
+    Partial,
+    Failed,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncReport {
-    /// `ok`, `partial` (some locations failed) or `failed` (all did).
-    pub status: &'static str,
+    pub status: SyncStatus,
     pub inserted: u64,
     pub updated: u64,
     pub deleted: u64,
@@ -41,7 +50,7 @@ pub struct FailedLocation {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RoleSyncReport {
-    pub status: &'static str,
+    pub status: SyncStatus,
     pub inserted: u64,
     pub updated: u64,
     pub unchanged: u64,
@@ -81,7 +90,7 @@ impl ScheduleService {
     /// failure leaves that location as it was and makes the run `partial`.
     pub async fn sync_schedule(&self) -> Result<SyncReport, StoreError> {
         let locations = self.store.locations_to_sync().await?;
-        let mut report = SyncReport { status: "ok", ..SyncReport::default() };
+        let mut report = SyncReport::default();
         if locations.is_empty() {
             return Ok(report);
         }
@@ -124,9 +133,9 @@ impl ScheduleService {
             self.cache.invalidate_team(team).await;
         }
         report.status = match report.failed_locations.len() {
-            0 => "ok",
-            n if n < locations.len() => "partial",
-            _ => "failed",
+            0 => SyncStatus::Ok,
+            n if n < locations.len() => SyncStatus::Partial,
+            _ => SyncStatus::Failed,
         };
         Ok(report)
     }
@@ -138,7 +147,7 @@ impl ScheduleService {
             (Ok(departments), Ok(roles)) => (departments, roles),
             (Err(error), _) | (_, Err(error)) => {
                 tracing::warn!(%error, "role sync failed");
-                return Ok(RoleSyncReport { status: "failed", ..RoleSyncReport::default() });
+                return Ok(RoleSyncReport { status: SyncStatus::Failed, ..RoleSyncReport::default() });
             }
         };
         let names: HashMap<String, String> = departments.into_iter().map(|d| (d.id, d.name)).collect();
@@ -151,7 +160,7 @@ impl ScheduleService {
             .collect();
         let counts = self.store.upsert_roles(mapped, self.clock.now()).await?;
         Ok(RoleSyncReport {
-            status: "ok",
+            status: SyncStatus::Ok,
             inserted: counts.inserted,
             updated: counts.updated,
             unchanged: counts.unchanged,
@@ -330,7 +339,12 @@ mod tests {
         };
         assert_eq!(
             report,
-            SyncReport { status: "partial", inserted: 1, failed_locations: vec![failed], ..SyncReport::default() }
+            SyncReport {
+                status: SyncStatus::Partial,
+                inserted: 1,
+                failed_locations: vec![failed],
+                ..SyncReport::default()
+            }
         );
     }
 
@@ -348,7 +362,7 @@ mod tests {
         let mut cache = MockTeamCacheInvalidation::new();
         cache.expect_invalidate_team().never();
         let report = service(provider, store, cache).sync_schedule().await.unwrap();
-        assert_eq!((report.status, report.unchanged), ("ok", 1));
+        assert_eq!((report.status, report.unchanged), (SyncStatus::Ok, 1));
     }
 
     #[tokio::test]
@@ -374,6 +388,6 @@ mod tests {
             .withf(|roles, _| roles[0].1 == Department::Boh && roles[1].1 == Department::Foh)
             .returning(|_, _| Ok(RoleCounts { inserted: 2, ..RoleCounts::default() }));
         let report = service(provider, store, MockTeamCacheInvalidation::new()).sync_roles().await.unwrap();
-        assert_eq!((report.status, report.inserted), ("ok", 2));
+        assert_eq!((report.status, report.inserted), (SyncStatus::Ok, 2));
     }
 }

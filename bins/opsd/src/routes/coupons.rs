@@ -2,7 +2,6 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use opsd_coupons::{CouponError, IntakeError, Offer, OfferId, OfferRequest, Reservation, ReservationId};
-use opsd_jobs::{JobOutcome, JobRun, JobStatus};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -88,24 +87,7 @@ pub struct JobStatusBody {
         (status = 500, description = "the health gate is raised; the diagnostics were recorded", body = SweepReportSchema),
     ))]
 pub async fn expire_coupons(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    if !state.coupon_expiry_enabled {
-        return Ok(HttpResponse::Ok().json(JobStatusBody { status: "disabled" }));
-    }
-    let expiry = &state.expiry;
-    let run = state
-        .jobs
-        .run("expire-coupons", |correlation| async move {
-            let report = expiry.run(correlation).await?;
-            let status = if report.healthy() { JobStatus::Ok } else { JobStatus::Failed };
-            let summary = serde_json::to_value(&report).expect("a report serializes");
-            Ok::<_, ApiError>(JobOutcome { status, summary, result: report })
-        })
-        .await?;
-    Ok(match run {
-        JobRun::AlreadyRunning => HttpResponse::Ok().json(JobStatusBody { status: "skipped" }),
-        JobRun::Ran { outcome, .. } if outcome.result.healthy() => HttpResponse::Ok().json(outcome.result),
-        JobRun::Ran { outcome, .. } => HttpResponse::InternalServerError().json(outcome.result),
-    })
+    crate::routes::cron::call(&state, "expire-coupons").await
 }
 
 /// The sweep's answer: `{"status": "disabled" | "skipped"}` when nothing ran, else the run's

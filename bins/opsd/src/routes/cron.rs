@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, web};
 
-use opsd_jobs::{JobOutcome, JobRun, JobStatus};
+use opsd_jobs::JobAnswer;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -27,23 +27,12 @@ pub async fn prune_soft_deleted_contacts(
     state: web::Data<AppState>,
     _cron: CronSecret,
 ) -> Result<HttpResponse, ApiError> {
-    let retention = state.contact_retention_days;
-    let run = state
-        .jobs
-        .run("prune-soft-deleted-contacts", |_| async {
-            let pruned = state.incidents.prune_contacts(retention).await?;
-            Ok::<_, ApiError>(JobOutcome {
-                status: JobStatus::Ok,
-                summary: serde_json::json!({ "pruned": pruned, "retentionDays": retention }),
-                result: PruneAnswer { status: "ok", pruned: Some(pruned) },
-            })
-        })
-        .await?;
-    Ok(json_job(run))
+    call(&state, "prune-soft-deleted-contacts").await
 }
 
 /// What the prune job answers.
 #[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
 pub struct PruneAnswer {
     /// `ok`, or `skipped` while another run holds the lock.
     status: &'static str,
@@ -51,20 +40,12 @@ pub struct PruneAnswer {
     pruned: Option<u64>,
 }
 
-/// The answer of a job that reports in JSON: its result, or `{"status":"skipped"}` while another
-/// run holds the lock.
-pub(crate) fn json_job<T: Serialize>(run: JobRun<T>) -> HttpResponse {
-    match run {
-        JobRun::Ran { outcome, .. } => HttpResponse::Ok().json(outcome.result),
-        JobRun::AlreadyRunning => HttpResponse::Ok().json(serde_json::json!({ "status": "skipped" })),
-    }
-}
-
-/// The answer of a job that reports in plain text.
-pub(crate) fn text_job(run: JobRun<String>) -> HttpResponse {
-    let body = match run {
-        JobRun::Ran { outcome, .. } => outcome.result,
-        JobRun::AlreadyRunning => "skipped: already running".to_owned(),
-    };
-    HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(body)
+/// The one handler of every job: runs it through the runner and renders its answer, text as
+/// `text/plain`, JSON as JSON (500 when the run raised its health gate).
+pub(crate) async fn call(state: &AppState, job: &str) -> Result<HttpResponse, ApiError> {
+    Ok(match state.jobs.call(state.cron.get(job)).await? {
+        JobAnswer::Text(text) => HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(text),
+        JobAnswer::Json { body, healthy: true } => HttpResponse::Ok().json(body),
+        JobAnswer::Json { body, healthy: false } => HttpResponse::InternalServerError().json(body),
+    })
 }

@@ -1,15 +1,13 @@
 //! The team-chat jobs and announcements.
 
 use actix_web::{HttpResponse, web};
-use opsd_core::StoreError;
-use opsd_jobs::{JobOutcome, JobStatus};
-use opsd_nudges::{Announcement, AnnouncementError, AnnouncementRequest, NudgeTally};
+use opsd_nudges::{Announcement, AnnouncementError, AnnouncementRequest};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, CronSecret, JsonBody};
-use crate::routes::cron::text_job;
+use crate::routes::cron::call;
 use crate::state::AppState;
 
 impl From<AnnouncementError> for ApiError {
@@ -22,33 +20,12 @@ impl From<AnnouncementError> for ApiError {
     }
 }
 
-/// Runs a nudging job under its lock and answers its tally as text.
-async fn nudging_job<F, Fut>(state: &AppState, job: &str, noun: &str, body: F) -> Result<HttpResponse, ApiError>
-where
-    F: FnOnce() -> Fut,
-    Fut: Future<Output = Result<NudgeTally, StoreError>>,
-{
-    let run = state
-        .jobs
-        .run(job, |_| async move {
-            let tally = body().await?;
-            let status = if tally.failed == 0 { JobStatus::Ok } else { JobStatus::Partial };
-            let summary =
-                serde_json::json!({ "sent": tally.sent, "alreadyNudged": tally.already, "failed": tally.failed });
-            let text =
-                format!("ok: {} {noun} sent, {} already nudged, {} failed", tally.sent, tally.already, tally.failed);
-            Ok::<_, ApiError>(JobOutcome { status, summary, result: text })
-        })
-        .await?;
-    Ok(text_job(run))
-}
-
 /// Nudges the team chat about today's unfiled shift and manager reports (today where each location
 /// is), each at most once.
 #[utoipa::path(get, path = "/cron/report-reminder", tag = "jobs", security(("cronSecret" = [])),
     responses((status = 200, description = "`ok: N reminders sent, M already nudged, K failed`", content_type = "text/plain", body = String)))]
 pub async fn report_reminder(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    nudging_job(&state, "report-reminder", "reminders", || state.nudges.remind()).await
+    call(&state, "report-reminder").await
 }
 
 /// Stores last week's (Saturday to Friday) filing compliance per location and nudges staff and
@@ -56,17 +33,18 @@ pub async fn report_reminder(state: web::Data<AppState>, _cron: CronSecret) -> R
 #[utoipa::path(get, path = "/cron/check-compliance", tag = "jobs", security(("cronSecret" = [])),
     responses((status = 200, description = "`ok: N nudges sent, M already nudged, K failed`", content_type = "text/plain", body = String)))]
 pub async fn check_compliance(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    nudging_job(&state, "check-compliance", "nudges", || state.nudges.check_compliance()).await
+    call(&state, "check-compliance").await
 }
 
 /// Counts last week's Hero of the Shift mentions and posts one MVP message per location and week.
 #[utoipa::path(get, path = "/cron/aggregate-heroes", tag = "jobs", security(("cronSecret" = [])),
     responses((status = 200, description = "`ok: N MVP messages sent, M already nudged, K failed`", content_type = "text/plain", body = String)))]
 pub async fn aggregate_heroes(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    nudging_job(&state, "aggregate-heroes", "MVP messages", || state.nudges.aggregate_heroes()).await
+    call(&state, "aggregate-heroes").await
 }
 
 #[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
 pub struct PublishAnswer {
     status: &'static str,
     published: Option<u32>,
@@ -78,25 +56,7 @@ pub struct PublishAnswer {
 #[utoipa::path(get, path = "/cron/publish-scheduled-announcements", tag = "jobs", security(("cronSecret" = [])),
     responses((status = 200, body = PublishAnswer)))]
 pub async fn publish_announcements(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    let announcements = &state.announcements;
-    let run = state
-        .jobs
-        .run("publish-scheduled-announcements", |_| async move {
-            let (published, pushed) = announcements.publish_due().await?;
-            let summary = serde_json::json!({ "published": published, "pushed": pushed });
-            Ok::<_, ApiError>(JobOutcome {
-                status: JobStatus::Ok,
-                summary,
-                result: PublishAnswer { status: "ok", published: Some(published), pushed: Some(pushed) },
-            })
-        })
-        .await?;
-    Ok(match run {
-        opsd_jobs::JobRun::Ran { outcome, .. } => HttpResponse::Ok().json(outcome.result),
-        opsd_jobs::JobRun::AlreadyRunning => {
-            HttpResponse::Ok().json(PublishAnswer { status: "skipped", published: None, pushed: None })
-        }
-    })
+    call(&state, "publish-scheduled-announcements").await
 }
 
 /// Schedules an announcement (admin); the job publishes it at `publishAt`.

@@ -1,14 +1,13 @@
 //! The 7shifts sync jobs and the legacy schedule view.
 
 use actix_web::{HttpResponse, web};
-use opsd_jobs::{JobOutcome, JobStatus};
-use opsd_scheduling::{RoleSyncReport, ScheduleView, ScheduleViewError, ScheduleViewQuery, SyncReport};
+use opsd_scheduling::{ScheduleView, ScheduleViewError, ScheduleViewQuery};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
 use crate::extract::{ApiKey, CronSecret, QueryParams};
-use crate::routes::cron::json_job;
+use crate::routes::cron::call;
 use crate::state::AppState;
 
 impl From<ScheduleViewError> for ApiError {
@@ -47,50 +46,20 @@ pub struct FailedLocationAnswer {
     reason: String,
 }
 
-fn job_status(status: &str) -> JobStatus {
-    match status {
-        "ok" => JobStatus::Ok,
-        "partial" => JobStatus::Partial,
-        _ => JobStatus::Failed,
-    }
-}
-
-fn disabled() -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({ "status": "disabled" }))
-}
-
 /// Refreshes the imported schedule from 7shifts: 14 days back to 28 ahead, one transaction per
 /// location, upsert by provider shift id, vanished shifts deleted, nothing rewritten that did not
 /// change. A failing location is left as it was and makes the run `partial`.
 #[utoipa::path(get, path = "/cron/sync-schedule-from-7shifts", tag = "jobs", security(("cronSecret" = [])),
     responses((status = 200, body = SyncJobAnswer)))]
 pub async fn sync_schedule(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    let Some(schedule) = &state.schedule_sync else { return Ok(disabled()) };
-    let run = state
-        .jobs
-        .run("sync-schedule-from-7shifts", |_| async move {
-            let report: SyncReport = schedule.sync_schedule().await?;
-            let summary = serde_json::to_value(&report).expect("a report serializes");
-            Ok::<_, ApiError>(JobOutcome { status: job_status(report.status), summary, result: report })
-        })
-        .await?;
-    Ok(json_job(run))
+    call(&state, "sync-schedule-from-7shifts").await
 }
 
 /// Refreshes the role-to-department mapping from 7shifts roles and departments.
 #[utoipa::path(get, path = "/cron/sync-7shifts-roles", tag = "jobs", security(("cronSecret" = [])),
     responses((status = 200, body = SyncJobAnswer)))]
 pub async fn sync_roles(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
-    let Some(schedule) = &state.schedule_sync else { return Ok(disabled()) };
-    let run = state
-        .jobs
-        .run("sync-7shifts-roles", |_| async move {
-            let report: RoleSyncReport = schedule.sync_roles().await?;
-            let summary = serde_json::to_value(&report).expect("a report serializes");
-            Ok::<_, ApiError>(JobOutcome { status: job_status(report.status), summary, result: report })
-        })
-        .await?;
-    Ok(json_job(run))
+    call(&state, "sync-7shifts-roles").await
 }
 
 /// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.
