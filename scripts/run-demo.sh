@@ -61,6 +61,7 @@ cat <<EOF
 opsd on $base  (API key $API_KEY, cron secret $CRON_SECRET; log of the steps: .data/run.log)
 Try it: paste the export line first (an admin of the demo team for 12 hours), then any line.
   export OPSD_TOKEN=$token
+  open $base/docs   (the API reference; set a token under Authentication to try routes)
   curl -s $base/health/ready
   curl -s -H 'Authorization: Bearer $API_KEY' '$base/api/analytics/optimization?teamId=$DEMO_team_id&weekOf=$DEMO_week_of'
   curl -s $auth $json -d '{"locationId":"$DEMO_location_id","type":"Maintenance","severity":"low","notes":"Walk-in door sticks"}' $base/api/incidents

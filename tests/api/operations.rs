@@ -139,3 +139,26 @@ async fn answers_are_nosniff_and_credentialed_ones_are_never_stored() {
     let refused = app.get("/api/locations").bearer_auth("garbage").send().await.unwrap();
     assert_eq!((refused.status().as_u16(), &refused.headers()["cache-control"]), (401, &"no-store".parse().unwrap()));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_api_reference_is_served_from_this_origin_only() {
+    let app = TestApp::spawn().await;
+    let page = app.get("/docs").send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let policy = page.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(policy.starts_with("default-src 'self'") && policy.contains("script-src 'self'"), "{policy}");
+    assert!(!policy.contains("http"), "no other origin is allowed: {policy}");
+    let html = page.text().await.unwrap();
+    assert!(html.contains(r#"spec-url="/openapi.json""#));
+    assert!(!html.contains("http://") && !html.contains("https://"), "the page names no other origin");
+    let script_path = html.split("src=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    assert!(script_path.starts_with("/docs/"), "{script_path}");
+    let script = app.get(&script_path).send().await.unwrap();
+    assert_eq!(script.status(), 200);
+    assert_eq!(script.headers()["content-encoding"], "gzip");
+    assert!(script.headers()["content-type"].to_str().unwrap().starts_with("text/javascript"));
+    let bytes = script.bytes().await.unwrap();
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "the gzipped bundle, as the package ships it");
+    assert!(bytes.len() > 100_000);
+}

@@ -5,6 +5,7 @@ mod analytics;
 mod assistant;
 mod coupons;
 mod cron;
+mod docs;
 mod health;
 mod incidents;
 mod nudges;
@@ -55,6 +56,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(resource("/health/ready", "GET").route(web::get().to(health::ready)))
         .service(resource("/metrics", "GET").route(web::get().to(health::metrics)))
         .service(resource("/openapi.json", "GET").route(web::get().to(openapi_json)))
+        .service(resource("/docs", "GET").route(web::get().to(docs::page)))
+        .service(resource(docs::SCRIPT_PATH, "GET").route(web::get().to(docs::script)))
         .service(resource("/cron/keep-alive", "GET").route(web::get().to(cron::keep_alive)))
         .service(
             resource("/cron/prune-soft-deleted-contacts", "GET")
