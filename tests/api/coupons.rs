@@ -90,6 +90,15 @@ impl Team {
         panic!("event {identity} was not processed");
     }
 
+    async fn redeem(&self, reservation: &str) -> reqwest::Response {
+        self.app
+            .post(&format!("/api/coupons/reservations/{reservation}/redeem"))
+            .bearer_auth(&self.admin)
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn held(&self, offer: &str) -> i64 {
         let body: Value = self.app.get_json(&format!("/api/coupons/offers/{offer}"), &self.admin).await;
         body["held"].as_i64().unwrap()
@@ -160,33 +169,15 @@ async fn reading_or_redeeming_a_due_reservation_expires_it_first() {
     assert!(read["expiredAt"].is_string());
     assert_eq!(team.held(&offer).await, 2);
 
-    let refused = team
-        .app
-        .post(&format!("/api/coupons/reservations/{due_too}/redeem"))
-        .bearer_auth(&team.admin)
-        .send()
-        .await
-        .unwrap();
+    let refused = team.redeem(&due_too).await;
     problem(refused, 409, "conflict").await;
     assert_eq!(team.held(&offer).await, 1, "the refused redeem still released the capacity");
 
-    let redeemed = team
-        .app
-        .post(&format!("/api/coupons/reservations/{redeemable}/redeem"))
-        .bearer_auth(&team.admin)
-        .send()
-        .await
-        .unwrap();
+    let redeemed = team.redeem(&redeemable).await;
     assert_eq!(redeemed.status(), 200);
     assert_eq!(redeemed.json::<Value>().await.unwrap()["state"], "redeemed");
     assert_eq!(team.held(&offer).await, 0);
-    let again = team
-        .app
-        .post(&format!("/api/coupons/reservations/{redeemable}/redeem"))
-        .bearer_auth(&team.admin)
-        .send()
-        .await
-        .unwrap();
+    let again = team.redeem(&redeemable).await;
     problem(again, 409, "conflict").await;
     let events: i64 =
         team.app.pg().await.query_one("SELECT count(*) FROM coupon_expiry_events", &[]).await.unwrap().get(0);

@@ -73,30 +73,12 @@ async fn sync_inserts_then_changes_nothing_then_follows_edits_and_removals() {
         setup.sync().await,
         json!({ "status": "ok", "inserted": 5, "updated": 0, "deleted": 0, "unchanged": 0, "failedLocations": [] })
     );
-    let synced_at: Vec<String> = setup
-        .app
-        .pg()
-        .await
-        .query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let synced_at = sync_times(&setup).await;
     assert_eq!(
         setup.sync().await,
         json!({ "status": "ok", "inserted": 0, "updated": 0, "deleted": 0, "unchanged": 5, "failedLocations": [] })
     );
-    let again: Vec<String> = setup
-        .app
-        .pg()
-        .await
-        .query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let again = sync_times(&setup).await;
     assert_eq!(synced_at, again, "an unchanged sync writes nothing");
 
     setup.provider.fake.set_shifts(
@@ -282,4 +264,16 @@ async fn the_view_refuses_bad_parameters_unknown_slugs_and_missing_keys() {
     problem(setup.view("nowhere", "").await, 404, "not_found").await;
     problem(setup.app.get("/api/schedule/downtown").send().await.unwrap(), 401, "unauthorized").await;
     assert_eq!(setup.app.count("schedule_shifts").await, 0, "the view never writes");
+}
+
+/// When each imported shift was last written, by provider id.
+async fn sync_times(setup: &Setup) -> Vec<String> {
+    let rows = setup
+        .app
+        .pg()
+        .await
+        .query("SELECT synced_at::text FROM schedule_shifts ORDER BY provider_shift_id", &[])
+        .await
+        .unwrap();
+    rows.iter().map(|r| r.get(0)).collect()
 }

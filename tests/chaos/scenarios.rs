@@ -336,15 +336,7 @@ pub async fn killed_mid_sync(bin: &Binary) -> Outcome {
         .get(0);
     provider.fake.heal_location("200");
     let second = bin.serve(db.url(), &scheduler).await;
-    let report: Value = client()
-        .get(second.url("/cron/sync-schedule-from-7shifts"))
-        .bearer_auth(CRON_SECRET)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report: Value = second.cron("/cron/sync-schedule-from-7shifts").await;
     let runs = job_runs(db.url(), "sync-schedule-from-7shifts").await;
     let counts: Vec<(String, i64)> = pg
         .query("SELECT l.slug, count(s.*) FROM locations l LEFT JOIN schedule_shifts s ON s.location_id = l.id GROUP BY l.slug ORDER BY l.slug", &[])
@@ -405,15 +397,7 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
     let at_kill: i64 =
         pg.query_one("SELECT count(*) FROM coupon_reservations WHERE state <> 'active'", &[]).await.unwrap().get(0);
     let second = bin.serve(db.url(), &sweep_env).await;
-    let report: Value = client()
-        .get(second.url("/cron/expire-coupons"))
-        .bearer_auth(CRON_SECRET)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report: Value = second.cron("/cron/expire-coupons").await;
     let row = pg
         .query_one(
             "SELECT (SELECT held FROM coupon_offers), (SELECT count(*) FROM coupon_reservations WHERE state = 'active'), \

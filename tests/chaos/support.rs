@@ -130,6 +130,11 @@ impl Opsd {
         response.json().await.unwrap()
     }
 
+    /// Calls a job with the cron secret and returns its JSON answer.
+    pub async fn cron(&self, path: &str) -> serde_json::Value {
+        client().get(self.url(path)).bearer_auth(CRON_SECRET).send().await.unwrap().json().await.unwrap()
+    }
+
     pub fn kill9(&mut self) {
         self.child.start_kill().expect("SIGKILL");
     }
