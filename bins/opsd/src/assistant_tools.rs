@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use opsd_assistant::{ToolDefinition, Tools};
 use opsd_core::{Caller, LocationId};
 use opsd_incidents::{IncidentService, ListIncidents, Status};
-use opsd_optimization::{OptimizationQuery, OptimizationService, Week};
-use opsd_scheduling::{LegacyScheduleView, ScheduleViewQuery};
+use opsd_optimization::{OptimizationService, ReportKey, Week};
+use opsd_scheduling::{LegacyScheduleView, ViewParams};
 use opsd_teams::TeamService;
 use serde_json::{Value, json};
 
@@ -57,23 +57,19 @@ impl Tools for AppTools {
         let location = location_of(&arguments)?;
         match name {
             "week_labor_summary" => {
-                let week =
-                    arguments.get("weekOf").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| {
-                        Week::containing(time::OffsetDateTime::now_utc().date()).start().to_string()
-                    });
-                let query = OptimizationQuery {
-                    team_id: Some(team.to_string()),
-                    week_of: Some(week),
-                    location_id: location.map(|l| l.to_string()),
+                let week = match arguments.get("weekOf").and_then(Value::as_str) {
+                    None => Week::containing(time::OffsetDateTime::now_utc().date()),
+                    Some(raw) => opsd_core::parse_iso_date("weekOf", raw)
+                        .and_then(|date| Week::starting("weekOf", date))
+                        .map_err(|error| format!("weekOf {}", error.message))?,
                 };
-                let (rendered, _) = self
-                    .optimization
-                    .report(&query)
-                    .await
-                    .map_err(|_| "the week's data is not available".to_owned())?;
-                let report = &rendered.report;
+                let key = ReportKey { team: team.clone(), location, week };
+                let (rendered, _) =
+                    self.optimization.report(key).await.map_err(|_| "the week's data is not available".to_owned())?;
+                // The same JSON the API answers, cut to what the question needs.
+                let report: Value = serde_json::from_str(&rendered.json).map_err(|error| error.to_string())?;
                 Ok(
-                    json!({ "weekLabel": report.week_label, "summary": report.summary, "dailySummary": report.daily_summary }),
+                    json!({ "weekLabel": report["weekLabel"], "summary": report["summary"], "dailySummary": report["dailySummary"] }),
                 )
             }
             "open_incidents" => {
@@ -107,7 +103,7 @@ impl Tools for AppTools {
                     .find(|l| l.id == location)
                     .map(|l| l.slug.as_str().to_owned())
                     .ok_or_else(|| "no such location in your team".to_owned())?;
-                let query = ScheduleViewQuery {
+                let query = ViewParams {
                     start_date: Some(date.into()),
                     end_date: Some(date.into()),
                     limit: Some("500".into()),

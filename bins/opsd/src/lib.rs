@@ -16,6 +16,7 @@ mod startup;
 mod state;
 mod supervisor;
 pub mod telemetry;
+mod wire;
 
 pub use errors::ApiError;
 pub use openapi::ApiDoc;

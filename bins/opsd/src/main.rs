@@ -4,7 +4,7 @@ use anyhow::Context;
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 
-const USAGE: &str = "usage: opsd [serve|migrate|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]]";
+const USAGE: &str = "usage: opsd [serve|migrate|openapi|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -38,6 +38,11 @@ async fn main() -> anyhow::Result<()> {
         "vapid-keys" => {
             let (public, private) = opsd_outbound::VapidKeys::generate();
             println!("NEXT_PUBLIC_VAPID_PUBLIC_KEY={public}\nVAPID_PRIVATE_KEY={private}");
+            Ok(())
+        }
+        "openapi" => {
+            use utoipa::OpenApi;
+            println!("{}", opsd::ApiDoc::openapi().to_pretty_json()?);
             Ok(())
         }
         "jobs" => {

@@ -4,29 +4,16 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use crate::errors::{Problem, ProblemField};
-use opsd_incidents::{
-    Comment, Contact, ContactMode, ContactRequest, Incident, IncidentDetail, IncidentRequest, IncidentType, Severity,
-    Status, StatusChange,
-};
-use opsd_reports::{
-    EmployeeReview, EmployeeReviewRequest, ManagerReport, ManagerReportRequest, ReportShift, ShiftReport,
-    ShiftReportRequest,
-};
-
-use opsd_optimization::{
-    Block, DailyRow, DayGoal, GoalRequest, GoalsRequest, GoalsResponse, LaborRow, OptimizationReport,
-    SalesIngestRequest, SalesReportRow, SalesRowRequest, Summary, WeeklySummary,
-};
-
-use opsd_assistant::{ChatRequest, MessageIn};
-use opsd_coupons::{Offer, OfferRequest, Reservation, ReservationState};
-use opsd_nudges::{Announcement, AnnouncementRequest};
-use opsd_push::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
-use opsd_scheduling::{ScheduleView, ViewShift};
-
 use crate::routes::{
-    self, CommentRequest, LocationView, NewLocationRequest, StatusRequest, TeamSettingsRequest, TeamSettingsView,
+    self, Announcement, AnnouncementRequest, ChatRequest, Comment, CommentRequest, Contact, ContactMode,
+    ContactRequest, DailyRow, DayGoalBody, EmployeeReviewBody, EmployeeReviewRequest, GoalRequest, GoalsRequest,
+    GoalsResponse, Incident, IncidentDetail, IncidentRequest, LaborRow, LocationView, ManagerReport,
+    ManagerReportRequest, MessageIn, NewLocationRequest, Offer, OfferRequest, OptimizationReport, Reservation,
+    SalesIngestRequest, SalesReportRow, SalesRowRequest, ScheduleView, SendRequest, SendSummary, ShiftReport,
+    ShiftReportRequest, StatusChange, StatusRequest, SubscribeRequest, SubscriptionKeysRequest, Summary,
+    TeamSettingsRequest, TeamSettingsView, UnsubscribeRequest, ViewShift, WeeklySummary,
 };
+use crate::wire::{Block, IncidentType, ReportShift, ReservationState, Severity, Status};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -57,9 +44,9 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
         IncidentRequest, Incident, IncidentDetail, Comment, StatusChange, Contact, ContactRequest, ContactMode,
         IncidentType, Severity, Status, CommentRequest, StatusRequest,
-        ShiftReportRequest, ShiftReport, ManagerReportRequest, ManagerReport, EmployeeReviewRequest, EmployeeReview,
+        ShiftReportRequest, ShiftReport, ManagerReportRequest, ManagerReport, EmployeeReviewRequest, EmployeeReviewBody,
         ReportShift, routes::Received,
-        OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoal, Block,
+        OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoalBody, Block,
         GoalsRequest, GoalRequest, SalesIngestRequest, SalesRowRequest, routes::SalesIngested,
         ChatRequest, MessageIn,
         ScheduleView, ViewShift, routes::SyncJobAnswer, Announcement, AnnouncementRequest, routes::PublishAnswer,

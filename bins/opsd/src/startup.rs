@@ -218,6 +218,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
             clock.clone(),
             time::Duration::try_from(config.optimization_breaker_open).context("OPTIMIZATION_BREAKER_OPEN_SECONDS")?,
         ),
+        Arc::new(crate::routes::render_report),
     ));
     let model = config.assistant.api_key.as_ref().map(|key| {
         Arc::new(ChatCompletions::new(ChatCompletionsConfig {

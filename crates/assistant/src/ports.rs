@@ -5,7 +5,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::request::{ChatMessage, Role};
+use crate::conversation::{ChatMessage, Role};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ThreadId(pub Uuid);

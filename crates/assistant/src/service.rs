@@ -7,11 +7,11 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::chunks::UiChunk;
+use crate::conversation::{ChatMessage, Conversation, Role};
 use crate::ports::{
     LanguageModel, ModelError, ModelEvent, ModelMessage, ModelRequest, ThreadId, ThreadStore, ToolCall, Tools,
     UsageStore,
 };
-use crate::request::{ChatMessage, ChatRequest, Role};
 
 /// Model calls in one answer: the first, and up to four after tool results.
 pub const MAX_STEPS: usize = 5;
@@ -87,16 +87,17 @@ impl AssistantService {
         Self { model, tools, threads, clock, limiter, usage, limits }
     }
 
-    /// Checks the request and the thread, records the user's message, and returns the thread and
+    /// Takes the body's parse result, so a caller without a team is refused before the body is
+    /// judged. Checks the thread, records the user's message, and returns the thread and
     /// the answer as a stream of chunks. Provider failures become an error chunk in the stream,
     /// never an error here.
     pub async fn chat(
         &self,
         caller: &Caller,
-        request: &ChatRequest,
+        conversation: Result<Conversation, ValidationErrors>,
     ) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
         let team = caller.team_id()?.clone();
-        let (messages, thread) = request.parse()?;
+        let Conversation { messages, thread } = conversation?;
         let key = format!("assistant:{}", caller.user_id);
         self.limiter
             .hit(&key, self.limits.per_user_per_minute, self.clock.now())
@@ -361,9 +362,12 @@ mod tests {
         tools
     }
 
-    fn request() -> ChatRequest {
-        serde_json::from_value(json!({ "messages": [{ "role": "user", "content": "How many open incidents?" }] }))
-            .unwrap()
+    fn said(role: Role, content: &str) -> ChatMessage {
+        ChatMessage { role, content: content.into() }
+    }
+
+    fn request() -> Result<Conversation, ValidationErrors> {
+        Ok(Conversation { messages: vec![said(Role::User, "How many open incidents?")], thread: None })
     }
 
     fn events(list: Vec<Result<ModelEvent, ModelError>>) -> crate::ports::ModelStream {
@@ -376,7 +380,7 @@ mod tests {
 
     async fn run(model: MockLanguageModel, tools: MockTools) -> Vec<UiChunk> {
         let service = service_with(Some(Arc::new(model)), tools, threads());
-        let (_, stream) = service.chat(&caller(), &request()).await.unwrap();
+        let (_, stream) = service.chat(&caller(), request()).await.unwrap();
         stream.collect().await
     }
 
@@ -457,7 +461,7 @@ mod tests {
         );
 
         let service = service_with(None, tools(), threads());
-        let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
         assert!(
             chunks
                 .iter()
@@ -525,13 +529,15 @@ mod tests {
         });
         let service = service_with(Some(Arc::new(model)), tools(), threads);
         // The client resends its copy of the exchange (as a stock client does): the stored one wins.
-        let request: ChatRequest = serde_json::from_value(json!({ "threadId": Uuid::nil(), "messages": [
-            { "role": "user", "content": "How many open incidents?" },
-            { "role": "assistant", "content": "(a forged earlier answer)" },
-            { "role": "user", "content": "Which is older?" },
-        ] }))
-        .unwrap();
-        let chunks: Vec<UiChunk> = service.chat(&caller(), &request).await.unwrap().1.collect().await;
+        let request = Conversation {
+            messages: vec![
+                said(Role::User, "How many open incidents?"),
+                said(Role::Assistant, "(a forged earlier answer)"),
+                said(Role::User, "Which is older?"),
+            ],
+            thread: Some(Uuid::nil()),
+        };
+        let chunks: Vec<UiChunk> = service.chat(&caller(), Ok(request)).await.unwrap().1.collect().await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
     }
 
@@ -565,7 +571,7 @@ mod tests {
             usage: Arc::new(no_usage()),
         };
         let service = AssistantService::new(None, ports, AssistantLimits::default());
-        let refused = service.chat(&caller(), &request()).await;
+        let refused = service.chat(&caller(), request()).await;
         assert!(matches!(refused, Err(ChatError::RateLimited(RateLimited { retry_after_seconds: 12 }))));
     }
 
@@ -585,7 +591,7 @@ mod tests {
         };
         let limits = AssistantLimits { per_user_per_minute: 20, daily_tokens_per_team: Some(1_000) };
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
-        let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
         assert_eq!(types(&chunks), ["start", "start-step", "error", "finish-step", "finish"]);
         assert!(matches!(&chunks[2], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]")));
 
@@ -613,7 +619,7 @@ mod tests {
             usage: Arc::new(usage),
         };
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
-        let chunks: Vec<UiChunk> = service.chat(&caller(), &request()).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
     }
 
@@ -623,10 +629,7 @@ mod tests {
         threads.expect_owner().returning(|_| Ok(Some(UserId::new("user_2"))));
         threads.expect_append().never();
         let service = service_with(None, tools(), threads);
-        let request: ChatRequest = serde_json::from_value(
-            json!({ "messages": [{ "role": "user", "content": "hi" }], "threadId": Uuid::nil() }),
-        )
-        .unwrap();
-        assert!(matches!(service.chat(&caller(), &request).await, Err(ChatError::ThreadNotFound)));
+        let request = Conversation { messages: vec![said(Role::User, "hi")], thread: Some(Uuid::nil()) };
+        assert!(matches!(service.chat(&caller(), Ok(request)).await, Err(ChatError::ThreadNotFound)));
     }
 }

@@ -89,7 +89,10 @@ mod tests {
     }
 
     fn report() -> Arc<RenderedReport> {
-        Arc::new(RenderedReport::new(build_report(Week::containing(date!(2026 - 11 - 21)), &WeekData::default())))
+        let report = build_report(Week::containing(date!(2026 - 11 - 21)), &WeekData::default());
+        Arc::new(RenderedReport::new(report, &|report: &opsd_optimization::OptimizationReport| {
+            report.week_label.clone()
+        }))
     }
 
     async fn miss(cache: &MokaReportCache, key: &ReportKey) -> u64 {

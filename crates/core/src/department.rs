@@ -1,25 +1,39 @@
-use serde::{Deserialize, Serialize};
-
 /// Where a shift's labor counts: front of house, back of house, or other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantNames,
+)]
 pub enum Department {
-    #[serde(rename = "FOH")]
+    #[strum(serialize = "FOH")]
     Foh,
-    #[serde(rename = "BOH")]
+    #[strum(serialize = "BOH")]
     Boh,
     Other,
 }
 
-impl Department {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Department::Foh => "FOH",
-            Department::Boh => "BOH",
-            Department::Other => "Other",
-        }
-    }
+crate::wire_enum!(Department);
 
-    pub fn parse(stored: &str) -> Option<Self> {
-        [Department::Foh, Department::Boh, Department::Other].into_iter().find(|d| d.as_str() == stored)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_written_once_and_read_back() {
+        assert_eq!(Department::names(), ["FOH", "BOH", "Other"]);
+        assert_eq!(Department::parse("BOH"), Some(Department::Boh));
+        assert_eq!(Department::parse("boh"), None);
+        assert_eq!(serde_json::to_string(&Department::Foh).unwrap(), "\"FOH\"");
+        let error = serde_json::from_str::<Department>("\"Kitchen\"").unwrap_err().to_string();
+        assert!(error.starts_with("unknown variant `Kitchen`, expected one of `FOH`, `BOH`, `Other`"), "{error}");
+        assert!(serde_json::from_str::<Department>("3").is_err());
     }
 }

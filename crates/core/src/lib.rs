@@ -35,6 +35,9 @@ mod cache;
 pub use cache::MockTeamCacheInvalidation;
 pub use cache::TeamCacheInvalidation;
 
+#[doc(hidden)]
+pub mod wire_name;
+
 mod department;
 pub use department::Department;
 

@@ -12,7 +12,7 @@ mod worker;
 pub use events::{CanonicalEvent, GuestEvent, LegacyRating};
 pub use expiry::{EXPIRY_LAG_BOUND_SECONDS, ExpirySweep, SweepReport};
 pub use intake::{GuestEventIntake, IntakeError, IntakeOutcome};
-pub use model::{NewOffer, Offer, OfferId, OfferRequest, Reservation, ReservationId, ReservationState};
+pub use model::{NewOffer, Offer, OfferId, Reservation, ReservationId, ReservationState};
 pub use ports::{
     AlertNotifier, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryHealth, ExpiryStore, GuestAlert,
     GuestEventStore, HoldOutcome, QueuedEvent, RedeemOutcome, SweepKey,

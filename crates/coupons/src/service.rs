@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use opsd_core::{Caller, Clock, Forbidden, StoreError, ValidationErrors};
 
-use crate::model::{Offer, OfferId, OfferRequest, Reservation, ReservationId};
+use crate::model::{NewOffer, Offer, OfferId, Reservation, ReservationId};
 use crate::ports::{CouponStore, RedeemOutcome};
 
 #[derive(Debug, thiserror::Error)]
@@ -29,9 +29,8 @@ impl CouponService {
         Self { store, clock }
     }
 
-    pub async fn create_offer(&self, caller: &Caller, request: &OfferRequest) -> Result<Offer, CouponError> {
+    pub async fn create_offer(&self, caller: &Caller, offer: NewOffer) -> Result<Offer, CouponError> {
         let team = caller.admin_team()?;
-        let offer = request.parse()?;
         self.store
             .create_offer(team, &offer, self.clock.now())
             .await?

@@ -1,10 +1,8 @@
 use opsd_core::{FieldError, TeamId, ValidationErrors};
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ContactId(pub Uuid);
 
 /// Someone an incident involves: a name and at least one way to reach them.
@@ -85,20 +83,14 @@ fn check_email(field: &str, email: &str) -> Result<(), FieldError> {
     if valid { Ok(()) } else { Err(FieldError::new(field, "must be an e-mail address")) }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Contact {
-    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
     pub id: ContactId,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub team_id: TeamId,
     pub name: String,
     pub phone: Option<String>,
     pub email: Option<String>,
     pub notes: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: OffsetDateTime,
 }
 

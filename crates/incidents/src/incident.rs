@@ -1,26 +1,25 @@
 use opsd_core::{FieldError, LocationId, TeamId, UserId};
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::contact::{ContactId, NewContact};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct IncidentId(pub Uuid);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
 pub enum IncidentType {
     Injury,
-    #[serde(rename = "Near Miss")]
+    #[strum(serialize = "Near Miss")]
     NearMiss,
-    #[serde(rename = "Spill / Slip Hazard")]
+    #[strum(serialize = "Spill / Slip Hazard")]
     SpillSlipHazard,
     Complaint,
     Maintenance,
     Stockout,
 }
+
+opsd_core::wire_enum!(IncidentType);
 
 impl IncidentType {
     pub const ALL: [IncidentType; 6] = [
@@ -31,26 +30,10 @@ impl IncidentType {
         IncidentType::Maintenance,
         IncidentType::Stockout,
     ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IncidentType::Injury => "Injury",
-            IncidentType::NearMiss => "Near Miss",
-            IncidentType::SpillSlipHazard => "Spill / Slip Hazard",
-            IncidentType::Complaint => "Complaint",
-            IncidentType::Maintenance => "Maintenance",
-            IncidentType::Stockout => "Stockout",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.as_str() == stored)
-    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
+#[strum(serialize_all = "lowercase")]
 pub enum Severity {
     Low,
     Medium,
@@ -58,25 +41,11 @@ pub enum Severity {
     Critical,
 }
 
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Low => "low",
-            Severity::Medium => "medium",
-            Severity::High => "high",
-            Severity::Critical => "critical",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        [Severity::Low, Severity::Medium, Severity::High, Severity::Critical].into_iter().find(|s| s.as_str() == stored)
-    }
-}
+opsd_core::wire_enum!(Severity);
 
 /// Any status may follow any other; a new incident is `reported`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
+#[strum(serialize_all = "lowercase")]
 pub enum Status {
     Reported,
     Investigating,
@@ -84,22 +53,7 @@ pub enum Status {
     Resolved,
 }
 
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Reported => "reported",
-            Status::Investigating => "investigating",
-            Status::Deferred => "deferred",
-            Status::Resolved => "resolved",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        [Status::Reported, Status::Investigating, Status::Deferred, Status::Resolved]
-            .into_iter()
-            .find(|s| s.as_str() == stored)
-    }
-}
+opsd_core::wire_enum!(Status);
 
 /// 1 to 5000 characters (Unicode scalar values), not only whitespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,68 +128,42 @@ pub enum ContactChoice {
     New(NewContact),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Incident {
-    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
     pub id: IncidentId,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub team_id: TeamId,
-    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
     pub location_id: LocationId,
-    #[serde(rename = "type")]
     pub incident_type: IncidentType,
     pub severity: Severity,
     pub status: Status,
     pub notes: String,
     pub media_urls: Vec<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Uuid>))]
     pub contact_id: Option<ContactId>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub reported_by: UserId,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: OffsetDateTime,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Comment {
     pub id: Uuid,
-    #[cfg_attr(feature = "openapi", schema(value_type = Uuid))]
     pub incident_id: IncidentId,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub author_id: UserId,
     pub content: String,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: OffsetDateTime,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StatusChange {
     pub from: Status,
     pub to: Status,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub by: UserId,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: OffsetDateTime,
 }
 
 /// An incident with its comments and status history, oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IncidentDetail {
-    #[serde(flatten)]
     pub incident: Incident,
     pub comments: Vec<Comment>,
     pub status_history: Vec<StatusChange>,

@@ -4,7 +4,6 @@ mod contact;
 mod cursor;
 mod incident;
 mod ports;
-mod requests;
 mod service;
 
 pub use contact::{Contact, ContactId, NewContact};
@@ -16,5 +15,4 @@ pub use incident::{
 pub use ports::{ContactStore, CreateIncidentError, IncidentFilter, IncidentStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockContactStore, MockIncidentStore};
-pub use requests::{ContactMode, ContactRequest, IncidentRequest};
 pub use service::{IncidentError, IncidentService, ListIncidents, Page};

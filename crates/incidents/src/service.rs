@@ -1,7 +1,6 @@
 use std::sync::Arc;
 
 use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, ValidationErrors};
-use serde::Serialize;
 use time::Duration;
 
 use crate::contact::{Contact, ContactId, NewContact};
@@ -30,9 +29,7 @@ pub struct ListIncidents {
     pub cursor: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
     pub items: Vec<T>,
     /// Pass as `cursor` for the next page; absent on the last page.

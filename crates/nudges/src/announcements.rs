@@ -1,7 +1,6 @@
 use std::sync::Arc;
 
 use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, TeamId, UserId, ValidationErrors};
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
@@ -16,18 +15,16 @@ const PUSH_ATTEMPTS: u32 = 5;
 const PUSH_BATCH: u32 = 100;
 const PUSH_BATCHES: usize = 50;
 
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct AnnouncementRequest {
+/// An announcement as an admin wrote it, checked by `AnnouncementService::create`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnnouncementDraft {
     /// 1 to 200 characters.
     pub title: String,
     /// 1 to 2000 characters.
     pub body: String,
-    /// When to publish it (RFC 3339); the job publishes it at the first run at or after this.
+    /// RFC 3339.
     pub publish_at: String,
-    /// Only this location's; default the whole team.
-    pub location_id: Option<Uuid>,
+    pub location_id: Option<LocationId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,23 +37,15 @@ pub struct NewAnnouncement {
     pub created_by: UserId,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Announcement {
     pub id: Uuid,
-    #[serde(skip)]
     pub team_id: TeamId,
     pub title: String,
     pub body: String,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub publish_at: OffsetDateTime,
-    /// Null until the job publishes it.
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    /// None until the job publishes it.
     pub published_at: Option<OffsetDateTime>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Uuid>))]
     pub location_id: Option<LocationId>,
 }
 
@@ -84,7 +73,7 @@ impl AnnouncementService {
     pub async fn create(
         &self,
         caller: &Caller,
-        request: &AnnouncementRequest,
+        request: &AnnouncementDraft,
     ) -> Result<Announcement, AnnouncementError> {
         let team = caller.admin_team()?;
         let mut errors = ValidationErrors::new();
@@ -102,7 +91,7 @@ impl AnnouncementService {
         errors.into_result()?;
         let new = NewAnnouncement {
             team_id: team.clone(),
-            location_id: request.location_id.map(LocationId),
+            location_id: request.location_id,
             title: title.to_owned(),
             body: body.to_owned(),
             publish_at: publish_at.expect("checked"),

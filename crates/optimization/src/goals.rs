@@ -1,23 +1,14 @@
 use opsd_core::Money;
 use rust_decimal::Decimal;
-use serde::Serialize;
 
 use crate::model::StoredGoal;
 
 /// The goal of one weekday (0 = Saturday).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DayGoal {
     pub day_of_week: u8,
-    #[serde(with = "rust_decimal::serde::float")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub sales_goal: Money,
-    #[serde(with = "rust_decimal::serde::float")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub labor_pct_target: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub splh_target: Decimal,
 }
 

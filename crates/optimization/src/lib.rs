@@ -8,7 +8,6 @@ mod kpi;
 mod model;
 mod ports;
 mod report;
-mod requests;
 mod service;
 
 pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_OPEN_FOR, Permit};
@@ -19,8 +18,7 @@ pub use ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnalyticsStore, MockReportCache};
 pub use report::{
-    DailyRow, GoalsResponse, LaborRow, OptimizationReport, RenderedReport, SalesRow as SalesReportRow, Summary,
+    DailyRow, LaborRow, OptimizationReport, RenderedReport, ReportRenderer, SalesRow as SalesReportRow, Summary,
     WeeklySummary,
 };
-pub use requests::{GoalRequest, GoalsQuery, GoalsRequest, OptimizationQuery, SalesIngestRequest, SalesRowRequest};
 pub use service::{CacheStatus, OptimizationError, OptimizationService};

@@ -2,31 +2,29 @@ pub use opsd_core::Department;
 pub use opsd_core::Week;
 use opsd_core::{LocationId, Money};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 use time::Date;
 
 /// A daypart block of sales.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantNames,
+)]
 pub enum Block {
     Lunch,
     Dinner,
     LateNight,
 }
 
-impl Block {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Block::Lunch => "Lunch",
-            Block::Dinner => "Dinner",
-            Block::LateNight => "LateNight",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        [Block::Lunch, Block::Dinner, Block::LateNight].into_iter().find(|b| b.as_str() == stored)
-    }
-}
+opsd_core::wire_enum!(Block);
 
 /// Sales of one (date, block), summed over the locations in scope.
 #[derive(Debug, Clone, PartialEq)]

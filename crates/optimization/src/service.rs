@@ -1,13 +1,13 @@
 use std::sync::Arc;
 
-use opsd_core::{StoreError, TeamCacheInvalidation, ValidationErrors};
+use opsd_core::{LocationId, StoreError, TeamCacheInvalidation, TeamId, ValidationErrors};
 
 use crate::breaker::{CircuitBreaker, CircuitOpen};
-use crate::goals::effective_goals;
+use crate::goals::{DayGoal, effective_goals};
 use crate::kpi::build_report;
+use crate::model::SalesRow;
 use crate::ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
-use crate::report::{GoalsResponse, RenderedReport};
-use crate::requests::{GoalsQuery, GoalsRequest, OptimizationQuery, SalesIngestRequest};
+use crate::report::{RenderedReport, ReportRenderer};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OptimizationError {
@@ -41,6 +41,7 @@ pub struct OptimizationService {
     cache: Arc<dyn ReportCache>,
     invalidation: Arc<dyn TeamCacheInvalidation>,
     breaker: CircuitBreaker,
+    renderer: Arc<dyn ReportRenderer>,
 }
 
 impl OptimizationService {
@@ -49,45 +50,46 @@ impl OptimizationService {
         cache: Arc<dyn ReportCache>,
         invalidation: Arc<dyn TeamCacheInvalidation>,
         breaker: CircuitBreaker,
+        renderer: Arc<dyn ReportRenderer>,
     ) -> Self {
-        Self { store, cache, invalidation, breaker }
+        Self { store, cache, invalidation, breaker, renderer }
     }
 
     /// The week's report, from the cache when it holds it (even while the circuit is open).
-    pub async fn report(
-        &self,
-        query: &OptimizationQuery,
-    ) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
-        let (team, location, week) = query.parse()?;
-        let key = ReportKey { team, location, week };
+    pub async fn report(&self, key: ReportKey) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
         let generation = match self.cache.get(&key).await {
             CacheLookup::Hit(report) => return Ok((report, CacheStatus::Hit)),
             CacheLookup::Miss { generation } => generation,
         };
         let data = self.guarded(self.store.week(&key.team, key.location, key.week)).await?;
-        let report = Arc::new(RenderedReport::new(build_report(week, &data.ok_or(OptimizationError::NotFound)?)));
+        let report = build_report(key.week, &data.ok_or(OptimizationError::NotFound)?);
+        let report = Arc::new(RenderedReport::new(report, self.renderer.as_ref()));
         self.cache.put(key, report.clone(), generation).await;
         Ok((report, CacheStatus::Miss))
     }
 
-    pub async fn goals(&self, query: &GoalsQuery) -> Result<GoalsResponse, OptimizationError> {
-        let (team, location) = query.parse()?;
-        let stored = self.guarded(self.store.goals(&team, location)).await?.ok_or(OptimizationError::NotFound)?;
-        Ok(GoalsResponse { goals: effective_goals(&stored) })
+    /// The goals in effect for each weekday of the scope.
+    pub async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Vec<DayGoal>, OptimizationError> {
+        let stored = self.guarded(self.store.goals(team, location)).await?.ok_or(OptimizationError::NotFound)?;
+        Ok(effective_goals(&stored))
     }
 
-    pub async fn set_goals(&self, request: &GoalsRequest) -> Result<GoalsResponse, OptimizationError> {
-        let (team, location, goals) = request.parse()?;
-        self.store.set_goals(&team, location, &goals).await?.ok_or(OptimizationError::NotFound)?;
-        self.invalidation.invalidate_team(&team).await;
-        let stored = self.store.goals(&team, location).await?.ok_or(OptimizationError::NotFound)?;
-        Ok(GoalsResponse { goals: effective_goals(&stored) })
+    /// Sets the scope's goals (at most one per weekday) and answers the goals then in effect.
+    pub async fn set_goals(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        goals: &[DayGoal],
+    ) -> Result<Vec<DayGoal>, OptimizationError> {
+        self.store.set_goals(team, location, goals).await?.ok_or(OptimizationError::NotFound)?;
+        self.invalidation.invalidate_team(team).await;
+        let stored = self.store.goals(team, location).await?.ok_or(OptimizationError::NotFound)?;
+        Ok(effective_goals(&stored))
     }
 
     /// Upserts a batch of sales facts; all or nothing.
-    pub async fn ingest_sales(&self, request: &SalesIngestRequest) -> Result<u64, OptimizationError> {
-        let (team, rows) = request.parse()?;
-        let written = self.store.ingest_sales(&team, &rows).await.map_err(|error| match error {
+    pub async fn ingest_sales(&self, team: &TeamId, rows: &[SalesRow]) -> Result<u64, OptimizationError> {
+        let written = self.store.ingest_sales(team, rows).await.map_err(|error| match error {
             IngestError::ForeignLocations(indexes) => {
                 let mut errors = ValidationErrors::new();
                 for index in indexes.into_iter().take(20) {
@@ -97,7 +99,7 @@ impl OptimizationService {
             }
             IngestError::Store(error) => error.into(),
         })?;
-        self.invalidation.invalidate_team(&team).await;
+        self.invalidation.invalidate_team(team).await;
         Ok(written)
     }
 
@@ -126,8 +128,16 @@ mod tests {
     use crate::model::WeekData;
     use crate::ports::{MockAnalyticsStore, MockReportCache};
 
-    fn query() -> OptimizationQuery {
-        OptimizationQuery { team_id: Some("org_1".into()), week_of: Some("2026-11-21".into()), location_id: None }
+    fn query() -> ReportKey {
+        ReportKey {
+            team: TeamId::new("org_1"),
+            location: None,
+            week: crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)),
+        }
+    }
+
+    fn render(report: &crate::OptimizationReport) -> String {
+        report.week_label.clone()
     }
 
     fn service(store: MockAnalyticsStore, cache: MockReportCache) -> OptimizationService {
@@ -140,6 +150,7 @@ mod tests {
             Arc::new(cache),
             Arc::new(invalidation),
             CircuitBreaker::new(Arc::new(clock), crate::breaker::DEFAULT_OPEN_FOR),
+            Arc::new(render),
         )
     }
 
@@ -153,13 +164,13 @@ mod tests {
     async fn a_cache_hit_does_not_touch_the_store() {
         let mut store = MockAnalyticsStore::new();
         store.expect_week().never();
-        let report = Arc::new(RenderedReport::new(build_report(
-            crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)),
-            &WeekData::default(),
-        )));
+        let report = Arc::new(RenderedReport::new(
+            build_report(crate::model::Week::containing(time::macros::date!(2026 - 11 - 21)), &WeekData::default()),
+            &render,
+        ));
         let mut cache = MockReportCache::new();
         cache.expect_get().returning(move |_| CacheLookup::Hit(report.clone()));
-        let (_, status) = service(store, cache).report(&query()).await.unwrap();
+        let (_, status) = service(store, cache).report(query()).await.unwrap();
         assert_eq!(status, CacheStatus::Hit);
     }
 
@@ -173,7 +184,7 @@ mod tests {
             .withf(|key, _, generation| key.team == TeamId::new("org_1") && *generation == 7)
             .times(1)
             .return_const(());
-        let (report, status) = service(store, cache).report(&query()).await.unwrap();
+        let (report, status) = service(store, cache).report(query()).await.unwrap();
         assert_eq!(status, CacheStatus::Miss);
         assert_eq!(report.report.week_label, "Week of 2026-11-21");
     }
@@ -184,9 +195,9 @@ mod tests {
         store.expect_week().times(5).returning(|_, _, _| Err(StoreError::Unavailable("down".into())));
         let service = service(store, missing_cache());
         for _ in 0..5 {
-            assert!(matches!(service.report(&query()).await, Err(OptimizationError::Store(_))));
+            assert!(matches!(service.report(query()).await, Err(OptimizationError::Store(_))));
         }
-        let error = service.report(&query()).await.unwrap_err();
+        let error = service.report(query()).await.unwrap_err();
         assert!(matches!(error, OptimizationError::CircuitOpen(CircuitOpen { retry_after_seconds: 30 })));
     }
 
@@ -196,6 +207,6 @@ mod tests {
         store.expect_week().returning(|_, _, _| Ok(None));
         let mut cache = missing_cache();
         cache.expect_put().never();
-        assert!(matches!(service(store, cache).report(&query()).await, Err(OptimizationError::NotFound)));
+        assert!(matches!(service(store, cache).report(query()).await, Err(OptimizationError::NotFound)));
     }
 }

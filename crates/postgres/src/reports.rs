@@ -46,6 +46,38 @@ impl TryFrom<ShiftReportRow> for ShiftReport {
     }
 }
 
+/// An employee review as the `employee_reviews` JSON column stores it.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredReview {
+    employee_name: String,
+    employee_key: Option<String>,
+    rating: u8,
+    notes: Option<String>,
+}
+
+impl From<&EmployeeReview> for StoredReview {
+    fn from(review: &EmployeeReview) -> Self {
+        Self {
+            employee_name: review.employee_name.clone(),
+            employee_key: review.employee_key.clone(),
+            rating: review.rating,
+            notes: review.notes.clone(),
+        }
+    }
+}
+
+impl From<StoredReview> for EmployeeReview {
+    fn from(review: StoredReview) -> Self {
+        Self {
+            employee_name: review.employee_name,
+            employee_key: review.employee_key,
+            rating: review.rating,
+            notes: review.notes,
+        }
+    }
+}
+
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = manager_reports)]
 #[diesel(check_for_backend(diesel::pg::Pg))]
@@ -63,8 +95,9 @@ impl TryFrom<ManagerReportRow> for ManagerReport {
     type Error = StoreError;
 
     fn try_from(row: ManagerReportRow) -> Result<Self, StoreError> {
-        let employee_reviews: Vec<EmployeeReview> = serde_json::from_value(row.employee_reviews.clone())
+        let stored: Vec<StoredReview> = serde_json::from_value(row.employee_reviews.clone())
             .map_err(|_| corrupt("employee reviews", &row.employee_reviews.to_string()))?;
+        let employee_reviews = stored.into_iter().map(EmployeeReview::from).collect();
         Ok(ManagerReport {
             id: row.id,
             location_id: LocationId(row.location_id),
@@ -161,7 +194,8 @@ impl ReportStore for PgReportStore {
         if !location_in_team(&mut conn, team, report.location_id).await? {
             return Err(SaveReportError::LocationNotInTeam);
         }
-        let reviews = serde_json::to_value(&report.employee_reviews).map_err(|e| StoreError::Unknown(e.to_string()))?;
+        let stored: Vec<StoredReview> = report.employee_reviews.iter().map(StoredReview::from).collect();
+        let reviews = serde_json::to_value(stored).map_err(|e| StoreError::Unknown(e.to_string()))?;
         let inserted: Option<ManagerReportRow> = diesel::insert_into(manager_reports::table)
             .values((
                 manager_reports::id.eq(Uuid::now_v7()),

@@ -4,10 +4,7 @@ mod model;
 mod ports;
 mod service;
 
-pub use model::{
-    Notification, SafePath, SendRequest, SendSummary, StoredSubscription, SubscribeRequest, Subscription,
-    SubscriptionKeysRequest, UnsubscribeRequest,
-};
+pub use model::{MAX_PAYLOAD_BYTES, Message, Notification, SafePath, SendSummary, StoredSubscription, Subscription};
 #[cfg(any(test, feature = "mock"))]
 pub use opsd_core::MockRateLimiter;
 pub use ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use futures::StreamExt;
 use opsd_core::{Caller, Clock, Forbidden, OutboundUrlPolicy, StoreError, UserId, ValidationErrors};
 
-use crate::model::{SendRequest, SendSummary, SubscribeRequest};
+use crate::model::{Message, SendSummary, Subscription};
 use crate::ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
 
 pub const SUBSCRIBE_LIMIT_PER_MINUTE: u32 = 30;
@@ -51,9 +51,14 @@ impl PushService {
         self.limiter.hit(&key, limit, self.clock.now()).await?.map_err(PushError::RateLimited)
     }
 
-    pub async fn subscribe(&self, caller: &Caller, request: &SubscribeRequest) -> Result<(), PushError> {
+    /// Takes the body's parse result, so a caller past the limit is refused before the body is judged.
+    pub async fn subscribe(
+        &self,
+        caller: &Caller,
+        subscription: Result<Subscription, ValidationErrors>,
+    ) -> Result<(), PushError> {
         self.limit(&caller.user_id, "subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
-        let subscription = request.parse()?;
+        let subscription = subscription?;
         self.urls
             .check(&subscription.endpoint)
             .await
@@ -68,18 +73,22 @@ impl PushService {
     }
 
     /// Sends to the caller, or (admins) to a member of the caller's team.
-    pub async fn send(&self, caller: &Caller, request: &SendRequest) -> Result<SendSummary, PushError> {
+    /// Takes the body's parse result, so a caller past the limit is refused before the body is judged.
+    pub async fn send(
+        &self,
+        caller: &Caller,
+        message: Result<Message, ValidationErrors>,
+    ) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
             return Err(PushError::NotConfigured);
         }
         self.limit(&caller.user_id, "send", SEND_LIMIT_PER_MINUTE).await?;
-        let notification = request.notification()?;
-        let target = match request.target_user_id.as_deref().map(str::trim) {
-            None | Some("") => caller.user_id.clone(),
-            Some(id) if id == caller.user_id.as_str() => caller.user_id.clone(),
-            Some(id) => {
+        let Message { notification, target } = message?;
+        let target = match target {
+            None => caller.user_id.clone(),
+            Some(target) if target == caller.user_id => target,
+            Some(target) => {
                 let team = caller.admin_team()?;
-                let target = UserId::new(id);
                 if !self.members.is_member(team, &target).await? {
                     return Err(Forbidden::NotAdmin.into());
                 }
@@ -164,7 +173,7 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::model::{StoredSubscription, Subscription};
+    use crate::model::{Notification, StoredSubscription};
     use opsd_core::MockRateLimiter;
 
     use crate::ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
@@ -221,8 +230,9 @@ mod tests {
         sender
     }
 
-    fn request(target: Option<&str>) -> SendRequest {
-        SendRequest { title: Some("Hi".into()), body: None, url: None, target_user_id: target.map(Into::into) }
+    fn request(target: Option<&str>) -> Result<Message, ValidationErrors> {
+        let notification = Notification::new("Hi".into(), String::new(), crate::SafePath::root()).unwrap();
+        Ok(Message { notification, target: target.map(UserId::new) })
     }
 
     #[tokio::test]
@@ -238,7 +248,7 @@ mod tests {
             _ => DeliveryResult::Failed("500".into()),
         });
         let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
-            .send(&caller(Role::Member), &request(None))
+            .send(&caller(Role::Member), request(None))
             .await
             .unwrap();
         assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 1, expired: 3 });
@@ -255,9 +265,9 @@ mod tests {
             sender.expect_deliver().never();
             service(MockSubscriptionStore::new(), members, sender, allow_all())
         };
-        let as_member = service_for(true).send(&caller(Role::Member), &request(Some("user_2"))).await;
+        let as_member = service_for(true).send(&caller(Role::Member), request(Some("user_2"))).await;
         assert!(matches!(as_member, Err(PushError::Forbidden(Forbidden::NotAdmin))));
-        let outside = service_for(false).send(&caller(Role::Admin), &request(Some("user_9"))).await;
+        let outside = service_for(false).send(&caller(Role::Admin), request(Some("user_9"))).await;
         assert!(matches!(outside, Err(PushError::Forbidden(_))));
     }
 
@@ -271,7 +281,7 @@ mod tests {
         let mut subscriptions = MockSubscriptionStore::new();
         subscriptions.expect_of_user().never();
         let error = service(subscriptions, MockMemberDirectory::new(), configured_sender(), limiter)
-            .send(&caller(Role::Member), &request(None))
+            .send(&caller(Role::Member), request(None))
             .await;
         assert!(matches!(error, Err(PushError::RateLimited(RateLimited { retry_after_seconds: 42 }))));
     }
@@ -281,7 +291,7 @@ mod tests {
         let mut sender = MockPushSender::new();
         sender.expect_is_configured().return_const(false);
         let error = service(MockSubscriptionStore::new(), MockMemberDirectory::new(), sender, MockRateLimiter::new())
-            .send(&caller(Role::Member), &request(None))
+            .send(&caller(Role::Member), request(None))
             .await;
         assert!(matches!(error, Err(PushError::NotConfigured)));
     }

@@ -3,9 +3,8 @@ use std::sync::Arc;
 use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, ValidationErrors, parse_iso_date};
 use time::{Date, Duration};
 
-use crate::model::{ManagerReport, ShiftReport};
+use crate::model::{ManagerReport, NewManagerReport, NewShiftReport, ShiftReport};
 use crate::ports::{ReportStore, SaveReportError};
-use crate::requests::{ManagerReportRequest, ShiftReportRequest};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -52,23 +51,22 @@ impl ReportService {
     }
 
     /// Reports may be filed for dates up to tomorrow (UTC), which covers every location's today.
-    fn latest_date(&self) -> Date {
+    pub fn latest_date(&self) -> Date {
         self.clock.now().date() + Duration::days(1)
     }
 
-    pub async fn submit_shift(&self, caller: &Caller, request: ShiftReportRequest) -> Result<ShiftReport, ReportError> {
+    /// Files a report parsed against `latest_date()`.
+    pub async fn submit_shift(&self, caller: &Caller, report: NewShiftReport) -> Result<ShiftReport, ReportError> {
         let team = caller.team_id()?;
-        let report = request.parse(self.latest_date())?;
         Ok(self.store.create_shift_report(team, &report, &caller.user_id, self.clock.now()).await?)
     }
 
     pub async fn submit_manager(
         &self,
         caller: &Caller,
-        request: ManagerReportRequest,
+        report: NewManagerReport,
     ) -> Result<ManagerReport, ReportError> {
         let team = caller.admin_team()?;
-        let report = request.parse(self.latest_date())?;
         Ok(self.store.create_manager_report(team, &report, &caller.user_id, self.clock.now()).await?)
     }
 
@@ -115,7 +113,6 @@ impl ReportService {
 #[cfg(test)]
 mod tests {
     use opsd_core::{MockClock, Role, TeamId, TeamMembership, UserId};
-    use serde_json::json;
     use time::OffsetDateTime;
     use uuid::Uuid;
 
@@ -135,8 +132,13 @@ mod tests {
         ReportService::new(Arc::new(store), Arc::new(clock))
     }
 
-    fn manager_request() -> ManagerReportRequest {
-        serde_json::from_value(json!({ "locationId": Uuid::nil(), "date": "2026-11-21", "totalSales": 10 })).unwrap()
+    fn manager_request() -> NewManagerReport {
+        NewManagerReport {
+            location_id: LocationId(Uuid::nil()),
+            date: time::macros::date!(2026 - 11 - 21),
+            total_sales: 10.into(),
+            employee_reviews: Vec::new(),
+        }
     }
 
     #[tokio::test]

@@ -18,4 +18,4 @@ pub use sync::{
     FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, SyncStatus,
     department_of,
 };
-pub use view::{ScheduleView, ScheduleViewQuery, ViewFilter, ViewShift};
+pub use view::{ScheduleView, ViewFilter, ViewParams, ViewShift};

@@ -1,18 +1,18 @@
 use opsd_core::{Department, Money};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
 use time_tz::{OffsetDateTimeExt, Tz};
 
 /// The daypart of a shift, by its local start time: Lunch from 04:00 to 15:59, Dinner 16:00 to
 /// 21:59, LateNight from 22:00 and before 04:00.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
 pub enum Daypart {
     Lunch,
     Dinner,
     LateNight,
 }
+
+opsd_core::wire_enum!(Daypart);
 
 impl Daypart {
     pub fn of_local_hour(hour: u8) -> Self {
@@ -21,18 +21,6 @@ impl Daypart {
             16..=21 => Daypart::Dinner,
             _ => Daypart::LateNight,
         }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Daypart::Lunch => "Lunch",
-            Daypart::Dinner => "Dinner",
-            Daypart::LateNight => "LateNight",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        [Daypart::Lunch, Daypart::Dinner, Daypart::LateNight].into_iter().find(|d| d.as_str() == stored)
     }
 }
 

@@ -8,7 +8,7 @@ use time::{Duration, Time};
 
 use crate::ports::{ProviderShift, ProviderUser, ScheduleStore, SchedulingProvider, SyncLocation};
 use crate::shift::{ScheduledShift, ShiftInput};
-use crate::view::{ScheduleView, ScheduleViewQuery};
+use crate::view::{ScheduleView, ViewParams};
 
 /// The synced window: 14 days back to 28 days ahead.
 const DAYS_BACK: i64 = 14;
@@ -180,7 +180,7 @@ impl LegacyScheduleView {
     }
 
     /// The legacy read-only view: defaults relative to the location's own "yesterday".
-    pub async fn view(&self, slug: &str, query: &ScheduleViewQuery) -> Result<Option<ScheduleView>, ScheduleViewError> {
+    pub async fn view(&self, slug: &str, query: &ViewParams) -> Result<Option<ScheduleView>, ScheduleViewError> {
         let Some(zone) = self.store.timezone_of(slug).await? else { return Ok(None) };
         let zone = time_tz::timezones::get_by_name(&zone).unwrap_or(time_tz::timezones::db::UTC);
         let today = time_tz::OffsetDateTimeExt::to_timezone(&self.clock.now(), zone).date();

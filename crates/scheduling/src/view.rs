@@ -1,7 +1,6 @@
 //! The legacy, deprecated, read-only view of the imported schedule (snake_case, as it always was).
 
 use opsd_core::{Department, ValidationErrors, parse_iso_date};
-use serde::{Deserialize, Serialize};
 use time::{Date, Duration, OffsetDateTime};
 use uuid::Uuid;
 
@@ -9,11 +8,9 @@ use crate::shift::Daypart;
 
 const MAX_RANGE_DAYS: i64 = 62;
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
-#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
-#[serde(deny_unknown_fields)]
-pub struct ScheduleViewQuery {
+/// The view's parameters as given, parsed against the location's today (`parse`).
+#[derive(Debug, Clone, Default)]
+pub struct ViewParams {
     /// `YYYY-MM-DD`; default yesterday in the location's time zone.
     pub start_date: Option<String>,
     /// `YYYY-MM-DD`; default start_date + 6 days; at most 62 days after start_date.
@@ -43,7 +40,7 @@ pub struct ViewFilter {
     pub offset: u32,
 }
 
-impl ScheduleViewQuery {
+impl ViewParams {
     pub fn parse(&self, today: Date) -> Result<ViewFilter, ValidationErrors> {
         let mut errors = ValidationErrors::new();
         let start = match &self.start_date {
@@ -114,12 +111,10 @@ impl ScheduleViewQuery {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+/// One shift of the view.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ViewShift {
     pub shift_id: Uuid,
-    #[serde(with = "opsd_core::iso_date")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Date))]
     pub business_date: Date,
     pub employee_name: String,
     pub employee_key: String,
@@ -128,11 +123,7 @@ pub struct ViewShift {
     pub department: String,
     /// `Lunch`, `Dinner` or `LateNight`.
     pub daypart: String,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub start_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub end_at: OffsetDateTime,
     /// Decimal text with 2 decimals.
     pub hours_worked: String,
@@ -141,23 +132,16 @@ pub struct ViewShift {
     pub is_draft: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScheduleView {
     pub location_slug: String,
     pub location_name: String,
-    #[serde(with = "opsd_core::iso_date")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Date))]
     pub start_date: Date,
-    #[serde(with = "opsd_core::iso_date")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Date))]
     pub end_date: Date,
     pub shifts: Vec<ViewShift>,
     pub total_count: u64,
     pub limit: u32,
     pub offset: u32,
-    #[serde(with = "time::serde::rfc3339")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub generated_at: OffsetDateTime,
 }
 
@@ -167,8 +151,8 @@ mod tests {
 
     use super::*;
 
-    fn query(pairs: &[(&str, &str)]) -> ScheduleViewQuery {
-        let mut q = ScheduleViewQuery::default();
+    fn query(pairs: &[(&str, &str)]) -> ViewParams {
+        let mut q = ViewParams::default();
         for (key, value) in pairs {
             let value = Some((*value).to_owned());
             match *key {

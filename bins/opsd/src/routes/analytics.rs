@@ -1,12 +1,15 @@
 //! Labor optimization data and goals (service API key).
 
+mod wire;
+
 use actix_web::{HttpResponse, web};
-use opsd_optimization::{
-    GoalsQuery, GoalsRequest, GoalsResponse, OptimizationError, OptimizationQuery, OptimizationReport,
-    SalesIngestRequest,
+use opsd_optimization::OptimizationError;
+
+pub use wire::{
+    DailyRow, DayGoalBody, GoalRequest, GoalsQuery, GoalsRequest, GoalsResponse, LaborRow, OptimizationQuery,
+    OptimizationReport, SalesIngestRequest, SalesIngested, SalesReportRow, SalesRowRequest, Summary, WeeklySummary,
+    render,
 };
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::errors::ApiError;
 use crate::extract::{ApiKey, JsonBody, QueryParams};
@@ -48,7 +51,7 @@ pub async fn optimization(
     _key: ApiKey,
     QueryParams(query): QueryParams<OptimizationQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (report, cache) = state.optimization.report(&query).await?;
+    let (report, cache) = state.optimization.report(query.try_into_domain()?).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("x-cache", cache.as_str()))
         .content_type("application/json")
@@ -63,7 +66,8 @@ pub async fn goals(
     _key: ApiKey,
     QueryParams(query): QueryParams<GoalsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.optimization.goals(&query).await?))
+    let (team, location) = query.try_into_domain()?;
+    Ok(HttpResponse::Ok().json(GoalsResponse::from(state.optimization.goals(&team, location).await?)))
 }
 
 /// Sets goals by weekday for a location, or the team defaults without `locationId`; answers the
@@ -75,13 +79,8 @@ pub async fn set_goals(
     _key: ApiKey,
     JsonBody(body): JsonBody<GoalsRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.optimization.set_goals(&body).await?))
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SalesIngested {
-    /// Rows inserted or updated.
-    written: u64,
+    let (team, location, goals) = body.try_into_domain()?;
+    Ok(HttpResponse::Ok().json(GoalsResponse::from(state.optimization.set_goals(&team, location, &goals).await?)))
 }
 
 /// Upserts sales facts by (location, date, block): up to 10,000 rows in one transaction, all or
@@ -93,6 +92,7 @@ pub async fn ingest_sales(
     _key: ApiKey,
     JsonBody(body): JsonBody<SalesIngestRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let written = state.optimization.ingest_sales(&body).await?;
+    let (team, rows) = body.try_into_domain()?;
+    let written = state.optimization.ingest_sales(&team, &rows).await?;
     Ok(HttpResponse::Ok().json(SalesIngested { written }))
 }

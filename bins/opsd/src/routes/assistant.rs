@@ -1,13 +1,17 @@
 //! The assistant chat, streamed in the AI SDK's UI message stream protocol.
 
+mod wire;
+
 use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};
 use futures::StreamExt;
-use opsd_assistant::{ChatError, ChatRequest};
+use opsd_assistant::ChatError;
 
 use crate::errors::ApiError;
 use crate::extract::{BearerCaller, JsonBody};
 use crate::state::AppState;
+
+pub use wire::{ChatRequest, MessageIn};
 
 impl From<ChatError> for ApiError {
     fn from(error: ChatError) -> Self {
@@ -37,7 +41,7 @@ pub async fn chat(
     BearerCaller(caller): BearerCaller,
     JsonBody(body): JsonBody<ChatRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let (thread, chunks) = state.assistant.chat(&caller, &body).await?;
+    let (thread, chunks) = state.assistant.chat(&caller, body.try_into_domain()).await?;
     let events = chunks
         .map(|chunk| Ok::<_, actix_web::Error>(Bytes::from(chunk.to_sse())))
         .chain(futures::stream::once(async { Ok(Bytes::from_static(b"data: [DONE]\n\n")) }));

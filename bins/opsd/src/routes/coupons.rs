@@ -1,7 +1,9 @@
 //! Coupon offers and reservations, the expiry job, and the coupon-automation receiver.
 
+mod wire;
+
 use actix_web::{HttpRequest, HttpResponse, web};
-use opsd_coupons::{CouponError, IntakeError, Offer, OfferId, OfferRequest, Reservation, ReservationId};
+use opsd_coupons::{CouponError, IntakeError, OfferId, ReservationId};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -10,6 +12,8 @@ use crate::errors::ApiError;
 use crate::extract::{AnyCaller, CronSecret, JsonBody, RawBody};
 use crate::routes::webhooks::signed_delivery;
 use crate::state::AppState;
+
+pub use wire::{Offer, OfferRequest, Reservation};
 
 impl From<CouponError> for ApiError {
     fn from(error: CouponError) -> Self {
@@ -34,8 +38,9 @@ pub async fn create_offer(
     AnyCaller(caller): AnyCaller,
     JsonBody(body): JsonBody<OfferRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let offer = state.coupons.create_offer(&caller, &body).await?;
-    Ok(HttpResponse::Created().insert_header(("Location", format!("/api/coupons/offers/{}", offer.id.0))).json(offer))
+    let offer = state.coupons.create_offer(&caller, body.try_into_domain()?).await?;
+    let location = format!("/api/coupons/offers/{}", offer.id.0);
+    Ok(HttpResponse::Created().insert_header(("Location", location)).json(Offer::from(offer)))
 }
 
 /// An offer with its capacity and what active reservations hold. Reading it expires nothing.
@@ -46,7 +51,7 @@ pub async fn offer(
     AnyCaller(caller): AnyCaller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.coupons.offer(&caller, OfferId(*id)).await?))
+    Ok(HttpResponse::Ok().json(Offer::from(state.coupons.offer(&caller, OfferId(*id)).await?)))
 }
 
 /// A reservation; a due one is expired first (its capacity released).
@@ -57,7 +62,7 @@ pub async fn reservation(
     AnyCaller(caller): AnyCaller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.coupons.reservation(&caller, ReservationId(*id)).await?))
+    Ok(HttpResponse::Ok().json(Reservation::from(state.coupons.reservation(&caller, ReservationId(*id)).await?)))
 }
 
 /// Redeems an active reservation. A due one is expired instead, and the answer is 409.
@@ -68,7 +73,7 @@ pub async fn redeem(
     AnyCaller(caller): AnyCaller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.coupons.redeem(&caller, ReservationId(*id)).await?))
+    Ok(HttpResponse::Ok().json(Reservation::from(state.coupons.redeem(&caller, ReservationId(*id)).await?)))
 }
 
 #[derive(Serialize, ToSchema)]

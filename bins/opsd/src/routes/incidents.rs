@@ -1,14 +1,15 @@
 //! Incidents and the contacts they name.
 
+mod wire;
+
 use actix_web::{HttpResponse, web};
-use opsd_core::LocationId;
-use opsd_incidents::{
-    Comment, Contact, ContactId, ContactRequest, Incident, IncidentDetail, IncidentError, IncidentId, IncidentRequest,
-    ListIncidents, Page, Status,
-};
-use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use opsd_incidents::{ContactId, IncidentError, IncidentId};
 use uuid::Uuid;
+
+pub use wire::{
+    Comment, CommentRequest, Contact, ContactMode, ContactRequest, Incident, IncidentDetail, IncidentQuery,
+    IncidentRequest, Page, StatusChange, StatusRequest,
+};
 
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody, QueryParams};
@@ -34,21 +35,9 @@ pub async fn report(
     AnyCaller(caller): AnyCaller,
     JsonBody(body): JsonBody<IncidentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let incident = state.incidents.report(&caller, body.parse()?).await?;
-    Ok(HttpResponse::Created().insert_header(("Location", format!("/api/incidents/{}", incident.id.0))).json(incident))
-}
-
-#[derive(Deserialize, IntoParams)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
-pub struct IncidentQuery {
-    location_id: Option<Uuid>,
-    #[param(inline)]
-    status: Option<Status>,
-    /// 1 to 100, default 50.
-    limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    cursor: Option<String>,
+    let incident = state.incidents.report(&caller, body.try_into_domain()?).await?;
+    let location = format!("/api/incidents/{}", incident.id.0);
+    Ok(HttpResponse::Created().insert_header(("Location", location)).json(Incident::from(incident)))
 }
 
 /// The team's incidents, newest first, a page at a time.
@@ -59,19 +48,8 @@ pub async fn list(
     AnyCaller(caller): AnyCaller,
     QueryParams(query): QueryParams<IncidentQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = state
-        .incidents
-        .list(
-            &caller,
-            ListIncidents {
-                location_id: query.location_id.map(LocationId),
-                status: query.status,
-                limit: query.limit,
-                cursor: query.cursor,
-            },
-        )
-        .await?;
-    Ok(HttpResponse::Ok().json(page))
+    let page = state.incidents.list(&caller, query.into_domain()).await?;
+    Ok(HttpResponse::Ok().json(Page::from(page)))
 }
 
 /// One incident with its comments and status history. Another team's incident is 404.
@@ -82,13 +60,7 @@ pub async fn get(
     AnyCaller(caller): AnyCaller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.incidents.get(&caller, IncidentId(*id)).await?))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct StatusRequest {
-    status: Status,
+    Ok(HttpResponse::Ok().json(IncidentDetail::from(state.incidents.get(&caller, IncidentId(*id)).await?)))
 }
 
 /// Changes the status; any status may follow any other, and the same status again changes nothing.
@@ -101,14 +73,8 @@ pub async fn change_status(
     id: web::Path<Uuid>,
     JsonBody(body): JsonBody<StatusRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.incidents.change_status(&caller, IncidentId(*id), body.status).await?))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CommentRequest {
-    /// 1 to 5000 characters, not only whitespace.
-    content: String,
+    let incident = state.incidents.change_status(&caller, IncidentId(*id), body.status).await?;
+    Ok(HttpResponse::Ok().json(Incident::from(incident)))
 }
 
 /// Adds a comment to an incident.
@@ -122,7 +88,7 @@ pub async fn comment(
     JsonBody(body): JsonBody<CommentRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let comment = state.incidents.comment(&caller, IncidentId(*id), &body.content).await?;
-    Ok(HttpResponse::Created().json(comment))
+    Ok(HttpResponse::Created().json(Comment::from(comment)))
 }
 
 /// Adds a contact to the team.
@@ -133,15 +99,17 @@ pub async fn add_contact(
     AnyCaller(caller): AnyCaller,
     JsonBody(body): JsonBody<ContactRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let contact = state.incidents.add_contact(&caller, body.parse()?).await?;
-    Ok(HttpResponse::Created().insert_header(("Location", format!("/api/contacts/{}", contact.id.0))).json(contact))
+    let contact = state.incidents.add_contact(&caller, body.try_into_domain()?).await?;
+    let location = format!("/api/contacts/{}", contact.id.0);
+    Ok(HttpResponse::Created().insert_header(("Location", location)).json(Contact::from(contact)))
 }
 
 /// The team's live contacts, by name.
 #[utoipa::path(get, path = "/api/contacts", tag = "incidents", security(("bearer" = []), ("session" = [])),
     responses((status = 200, body = Vec<Contact>)))]
 pub async fn contacts(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.incidents.contacts(&caller).await?))
+    let contacts: Vec<Contact> = state.incidents.contacts(&caller).await?.into_iter().map(Into::into).collect();
+    Ok(HttpResponse::Ok().json(contacts))
 }
 
 /// Soft-deletes a contact (admin). The prune job removes it after `CONTACT_RETENTION_DAYS`.

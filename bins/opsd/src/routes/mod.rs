@@ -19,29 +19,42 @@ use actix_web::{HttpResponse, Resource, web};
 
 use crate::errors::ApiError;
 
-pub use analytics::{__path_goals, __path_ingest_sales, __path_optimization, __path_set_goals, SalesIngested};
-pub use assistant::__path_chat as __path_assistant_chat;
+pub use analytics::{
+    __path_goals, __path_ingest_sales, __path_optimization, __path_set_goals, DailyRow, DayGoalBody, GoalRequest,
+    GoalsRequest, GoalsResponse, LaborRow, OptimizationReport, SalesIngestRequest, SalesIngested, SalesReportRow,
+    SalesRowRequest, Summary, WeeklySummary, render as render_report,
+};
+pub use assistant::{__path_chat as __path_assistant_chat, ChatRequest, MessageIn};
 pub use coupons::{
     __path_automation, __path_create_offer, __path_expire_coupons, __path_offer, __path_redeem, __path_reservation,
-    Accepted, JobStatusBody, SweepReportSchema,
+    Accepted, JobStatusBody, Offer, OfferRequest, Reservation, SweepReportSchema,
 };
 pub use cron::{__path_keep_alive, __path_prune_soft_deleted_contacts};
 pub use health::{__path_live, __path_metrics, __path_ready};
 pub use incidents::{
     __path_add_contact, __path_change_status, __path_comment, __path_contacts, __path_get as __path_get_incident,
-    __path_list as __path_list_incidents, __path_remove_contact, __path_report as __path_report_incident,
-    CommentRequest, StatusRequest,
+    __path_list as __path_list_incidents, __path_remove_contact, __path_report as __path_report_incident, Comment,
+    CommentRequest, Contact, ContactMode, ContactRequest, Incident, IncidentDetail, IncidentRequest, StatusChange,
+    StatusRequest,
 };
 pub use nudges::{
     __path_aggregate_heroes, __path_check_compliance, __path_create as __path_create_announcement,
-    __path_list as __path_list_announcements, __path_publish_announcements, __path_report_reminder, PublishAnswer,
+    __path_list as __path_list_announcements, __path_publish_announcements, __path_report_reminder, Announcement,
+    AnnouncementRequest, PublishAnswer,
 };
 pub use push::{
-    __path_send as __path_push_send, __path_subscribe, __path_unsubscribe, __path_vapid_public_key, Subscribed,
-    Unsubscribed, VapidPublicKey,
+    __path_send as __path_push_send, __path_subscribe, __path_unsubscribe, __path_vapid_public_key, SendRequest,
+    SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,
+    VapidPublicKey,
 };
-pub use reports::{__path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift};
-pub use schedule::{__path_sync_roles, __path_sync_schedule, __path_view as __path_schedule_view, SyncJobAnswer};
+pub use reports::{
+    __path_manager_reports, __path_shift_reports, __path_submit_manager, __path_submit_shift, EmployeeReviewBody,
+    EmployeeReviewRequest, ManagerReport, ManagerReportRequest, ShiftReport, ShiftReportRequest,
+};
+pub use schedule::{
+    __path_sync_roles, __path_sync_schedule, __path_view as __path_schedule_view, ScheduleView, SyncJobAnswer,
+    ViewShift,
+};
 pub use setup::{
     __path_create_location, __path_get_team_settings, __path_list_locations, __path_put_team_settings, LocationView,
     NewLocationRequest, TeamSettingsRequest, TeamSettingsView,

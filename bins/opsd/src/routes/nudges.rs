@@ -1,7 +1,9 @@
 //! The team-chat jobs and announcements.
 
+mod wire;
+
 use actix_web::{HttpResponse, web};
-use opsd_nudges::{Announcement, AnnouncementError, AnnouncementRequest};
+use opsd_nudges::AnnouncementError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -9,6 +11,8 @@ use crate::errors::ApiError;
 use crate::extract::{AnyCaller, CronSecret, JsonBody};
 use crate::routes::cron::call;
 use crate::state::AppState;
+
+pub use wire::{Announcement, AnnouncementRequest};
 
 impl From<AnnouncementError> for ApiError {
     fn from(error: AnnouncementError) -> Self {
@@ -67,12 +71,13 @@ pub async fn create(
     AnyCaller(caller): AnyCaller,
     JsonBody(body): JsonBody<AnnouncementRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Created().json(state.announcements.create(&caller, &body).await?))
+    Ok(HttpResponse::Created().json(Announcement::from(state.announcements.create(&caller, &body.into()).await?)))
 }
 
 /// The team's announcements, latest first.
 #[utoipa::path(get, path = "/api/announcements", tag = "announcements", security(("bearer" = []), ("session" = [])),
     responses((status = 200, body = Vec<Announcement>)))]
 pub async fn list(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.announcements.list(&caller).await?))
+    let announcements = state.announcements.list(&caller).await?;
+    Ok(HttpResponse::Ok().json(announcements.into_iter().map(Announcement::from).collect::<Vec<_>>()))
 }

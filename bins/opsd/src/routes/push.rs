@@ -1,13 +1,17 @@
 //! Web push: subscriptions (session cookie), sending (bearer token), the VAPID public key.
 
+mod wire;
+
 use actix_web::{HttpResponse, web};
-use opsd_push::{PushError, SendRequest, SendSummary, SubscribeRequest, UnsubscribeRequest};
+use opsd_push::PushError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
 use crate::extract::{BearerCaller, JsonBody, SessionCaller};
 use crate::state::AppState;
+
+pub use wire::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
 
 impl From<PushError> for ApiError {
     fn from(error: PushError) -> Self {
@@ -52,7 +56,7 @@ pub async fn subscribe(
     SessionCaller(caller): SessionCaller,
     JsonBody(body): JsonBody<SubscribeRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    state.push.subscribe(&caller, &body).await?;
+    state.push.subscribe(&caller, body.try_into_domain()).await?;
     Ok(HttpResponse::Ok().json(Subscribed { success: true }))
 }
 
@@ -78,7 +82,7 @@ pub async fn send(
     BearerCaller(caller): BearerCaller,
     JsonBody(body): JsonBody<SendRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.push.send(&caller, &body).await?))
+    Ok(HttpResponse::Ok().json(SendSummary::from(state.push.send(&caller, body.try_into_domain()).await?)))
 }
 
 /// The VAPID public key for `PushManager.subscribe({applicationServerKey})`.

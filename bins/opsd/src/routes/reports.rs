@@ -1,11 +1,14 @@
 //! Shift reports (staff) and manager reports (admins).
 
+mod wire;
+
 use actix_web::{HttpResponse, web};
-use opsd_core::LocationId;
-use opsd_reports::{ManagerReport, ManagerReportRequest, ReportError, ReportRange, ShiftReport, ShiftReportRequest};
-use serde::Deserialize;
-use utoipa::IntoParams;
-use uuid::Uuid;
+use opsd_reports::ReportError;
+
+pub use wire::{
+    EmployeeReviewBody, EmployeeReviewRequest, ManagerReport, ManagerReportRequest, ReportQuery, ShiftReport,
+    ShiftReportRequest,
+};
 
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody, QueryParams};
@@ -34,7 +37,8 @@ pub async fn submit_shift(
     AnyCaller(caller): AnyCaller,
     JsonBody(body): JsonBody<ShiftReportRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Created().json(state.reports.submit_shift(&caller, body).await?))
+    let report = body.try_into_domain(state.reports.latest_date())?;
+    Ok(HttpResponse::Created().json(ShiftReport::from(state.reports.submit_shift(&caller, report).await?)))
 }
 
 /// Files a manager's daily report (admin); one per location and date.
@@ -45,24 +49,8 @@ pub async fn submit_manager(
     AnyCaller(caller): AnyCaller,
     JsonBody(body): JsonBody<ManagerReportRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Created().json(state.reports.submit_manager(&caller, body).await?))
-}
-
-#[derive(Deserialize, IntoParams)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
-pub struct ReportQuery {
-    location_id: Uuid,
-    /// `YYYY-MM-DD`; default 30 days before `to`.
-    from: Option<String>,
-    /// `YYYY-MM-DD`; default today (UTC). At most 366 days after `from`.
-    to: Option<String>,
-}
-
-impl From<ReportQuery> for ReportRange {
-    fn from(query: ReportQuery) -> Self {
-        ReportRange { location_id: LocationId(query.location_id), from: query.from, to: query.to }
-    }
+    let report = body.try_into_domain(state.reports.latest_date())?;
+    Ok(HttpResponse::Created().json(ManagerReport::from(state.reports.submit_manager(&caller, report).await?)))
 }
 
 /// A location's shift reports in a date range, by date and shift.
@@ -73,7 +61,8 @@ pub async fn shift_reports(
     AnyCaller(caller): AnyCaller,
     QueryParams(query): QueryParams<ReportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.reports.shift_reports(&caller, query.into()).await?))
+    let reports = state.reports.shift_reports(&caller, query.into()).await?;
+    Ok(HttpResponse::Ok().json(reports.into_iter().map(ShiftReport::from).collect::<Vec<_>>()))
 }
 
 /// A location's manager reports in a date range, by date.
@@ -84,5 +73,6 @@ pub async fn manager_reports(
     AnyCaller(caller): AnyCaller,
     QueryParams(query): QueryParams<ReportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(state.reports.manager_reports(&caller, query.into()).await?))
+    let reports = state.reports.manager_reports(&caller, query.into()).await?;
+    Ok(HttpResponse::Ok().json(reports.into_iter().map(ManagerReport::from).collect::<Vec<_>>()))
 }

@@ -1,7 +1,9 @@
 //! The 7shifts sync jobs and the legacy schedule view.
 
+mod wire;
+
 use actix_web::{HttpResponse, web};
-use opsd_scheduling::{ScheduleView, ScheduleViewError, ScheduleViewQuery};
+use opsd_scheduling::ScheduleViewError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -9,6 +11,8 @@ use crate::errors::ApiError;
 use crate::extract::{ApiKey, CronSecret, QueryParams};
 use crate::routes::cron::call;
 use crate::state::AppState;
+
+pub use wire::{ScheduleView, ScheduleViewQuery, ViewShift};
 
 impl From<ScheduleViewError> for ApiError {
     fn from(error: ScheduleViewError) -> Self {
@@ -74,6 +78,6 @@ pub async fn view(
 ) -> Result<HttpResponse, ApiError> {
     // Only a well-formed slug can name a location; anything else (a NUL included) is unknown.
     opsd_teams::LocationSlug::parse(&slug).map_err(|_| ApiError::NotFound)?;
-    let view = state.schedule.view(&slug, &query).await?.ok_or(ApiError::NotFound)?;
-    Ok(HttpResponse::Ok().insert_header(("Deprecation", "true")).json(view))
+    let view = state.schedule.view(&slug, &query.into()).await?.ok_or(ApiError::NotFound)?;
+    Ok(HttpResponse::Ok().insert_header(("Deprecation", "true")).json(ScheduleView::from(view)))
 }

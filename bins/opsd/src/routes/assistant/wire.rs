@@ -1,32 +1,16 @@
-//! The chat request: the specification's `{messages: [{role, content}], threadId?}`, or what the AI
+//! The chat request as clients send it: the specification's `{messages: [{role, content}], threadId?}`, or what the AI
 //! SDK's `useChat` posts (`UIMessage`s with text parts, plus `id`, `trigger`, `messageId`).
 
+use opsd_assistant::{ChatMessage, Conversation, Role};
 use opsd_core::ValidationErrors;
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 const MAX_MESSAGES: usize = 100;
 const MAX_CONTENT_CHARS: usize = 20_000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    User,
-    Assistant,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MessageIn {
     /// `user` or `assistant`; anything else (`system` included) is refused.
@@ -34,15 +18,16 @@ pub struct MessageIn {
     /// 1 to 20,000 characters (or the text parts of a `UIMessage`).
     pub content: Option<String>,
     /// `UIMessage` parts: the `text` ones are joined, the others ignored.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<Object>>))]
+    #[schema(value_type = Option<Vec<Object>>)]
     pub parts: Option<Vec<Value>>,
+    #[expect(dead_code, reason = "accepted as the AI SDK sends it, and ignored")]
     pub id: Option<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[schema(value_type = Option<Object>)]
+    #[expect(dead_code, reason = "accepted as the AI SDK sends it, and ignored")]
     pub metadata: Option<Value>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ChatRequest {
     /// 1 to 100 messages.
@@ -50,21 +35,18 @@ pub struct ChatRequest {
     /// Continues one of the caller's threads.
     pub thread_id: Option<String>,
     /// Sent by `useChat`; ignored.
+    #[expect(dead_code, reason = "accepted as the AI SDK sends it, and ignored")]
     pub id: Option<String>,
     /// Sent by `useChat`; ignored.
+    #[expect(dead_code, reason = "accepted as the AI SDK sends it, and ignored")]
     pub trigger: Option<String>,
     /// Sent by `useChat`; ignored.
+    #[expect(dead_code, reason = "accepted as the AI SDK sends it, and ignored")]
     pub message_id: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatMessage {
-    pub role: Role,
-    pub content: String,
-}
-
 impl ChatRequest {
-    pub fn parse(&self) -> Result<(Vec<ChatMessage>, Option<uuid::Uuid>), ValidationErrors> {
+    pub fn try_into_domain(&self) -> Result<Conversation, ValidationErrors> {
         let mut errors = ValidationErrors::new();
         if self.messages.is_empty() || self.messages.len() > MAX_MESSAGES {
             errors.push("messages", "must hold 1 to 100 messages");
@@ -107,7 +89,7 @@ impl ChatRequest {
             },
         };
         errors.into_result()?;
-        Ok((messages, thread))
+        Ok(Conversation { messages, thread })
     }
 }
 
@@ -117,18 +99,18 @@ mod tests {
 
     use super::*;
 
-    fn parse(body: Value) -> Result<(Vec<ChatMessage>, Option<uuid::Uuid>), ValidationErrors> {
-        serde_json::from_value::<ChatRequest>(body).unwrap().parse()
+    fn parse(body: Value) -> Result<Vec<ChatMessage>, ValidationErrors> {
+        serde_json::from_value::<ChatRequest>(body).unwrap().try_into_domain().map(|c| c.messages)
     }
 
     #[test]
     fn plain_and_ui_messages_both_parse() {
-        let (messages, _) = parse(json!({ "messages": [{ "role": "user", "content": "How did we do?" }] })).unwrap();
+        let messages = parse(json!({ "messages": [{ "role": "user", "content": "How did we do?" }] })).unwrap();
         assert_eq!(messages[0].content, "How did we do?");
         let ui = json!({ "id": "chat1", "trigger": "submit-message", "messages": [
             { "id": "m1", "role": "user", "parts": [{ "type": "text", "text": "Hello " }, { "type": "step-start" }, { "type": "text", "text": "there" }] }
         ] });
-        assert_eq!(parse(ui).unwrap().0[0].content, "Hello there");
+        assert_eq!(parse(ui).unwrap()[0].content, "Hello there");
     }
 
     #[test]

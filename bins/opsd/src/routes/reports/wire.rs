@@ -1,24 +1,27 @@
-//! The report bodies as clients send them; `parse` turns them into validated reports.
+//! The report bodies as clients send and receive them. Requests parse into the domain's validated
+//! reports (`try_into_domain`); responses are built from the stored reports.
 
 use opsd_core::{LocationId, ValidationErrors, parse_iso_date, parse_money};
-use serde::Deserialize;
-use time::Date;
+use opsd_reports::{self as domain, EmployeeReview, NewManagerReport, NewShiftReport, ReportRange};
+use serde::{Deserialize, Serialize};
+use time::{Date, OffsetDateTime};
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::model::{EmployeeReview, NewManagerReport, NewShiftReport, ReportShift};
+use crate::wire;
 
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ShiftReportRequest {
     pub location_id: Uuid,
     /// `YYYY-MM-DD`, not after tomorrow.
     pub date: String,
-    pub shift: ReportShift,
+    #[schema(value_type = wire::ReportShift)]
+    pub shift: domain::ReportShift,
     /// At least 0, at most 2 decimals.
-    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 0))]
+    #[schema(value_type = f64, minimum = 0)]
     pub actual_sales: serde_json::Number,
-    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 0))]
+    #[schema(value_type = f64, minimum = 0)]
     pub goal_sales: serde_json::Number,
     /// Hero of the Shift: at most 100 characters, trimmed.
     pub hero: Option<String>,
@@ -26,7 +29,7 @@ pub struct ShiftReportRequest {
 
 impl ShiftReportRequest {
     /// `latest_date` is the last date a report may be for (tomorrow).
-    pub fn parse(self, latest_date: Date) -> Result<NewShiftReport, ValidationErrors> {
+    pub fn try_into_domain(self, latest_date: Date) -> Result<NewShiftReport, ValidationErrors> {
         let mut errors = ValidationErrors::new();
         let date = check_date(&mut errors, &self.date, latest_date);
         let actual_sales = errors.check(parse_money("actualSales", &self.actual_sales.to_string()));
@@ -47,8 +50,7 @@ impl ShiftReportRequest {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EmployeeReviewRequest {
     /// 1 to 100 characters.
@@ -56,27 +58,26 @@ pub struct EmployeeReviewRequest {
     /// The scheduling provider's employee key, at most 100 characters.
     pub employee_key: Option<String>,
     /// An integer from 1 to 5.
-    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5))]
+    #[schema(minimum = 1, maximum = 5)]
     pub rating: i64,
     /// At most 2000 characters.
     pub notes: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ManagerReportRequest {
     pub location_id: Uuid,
     /// `YYYY-MM-DD`, not after tomorrow.
     pub date: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 0))]
+    #[schema(value_type = f64, minimum = 0)]
     pub total_sales: serde_json::Number,
     /// At most 100 reviews.
     pub employee_reviews: Option<Vec<EmployeeReviewRequest>>,
 }
 
 impl ManagerReportRequest {
-    pub fn parse(self, latest_date: Date) -> Result<NewManagerReport, ValidationErrors> {
+    pub fn try_into_domain(self, latest_date: Date) -> Result<NewManagerReport, ValidationErrors> {
         let mut errors = ValidationErrors::new();
         let date = check_date(&mut errors, &self.date, latest_date);
         let total_sales = errors.check(parse_money("totalSales", &self.total_sales.to_string()));
@@ -134,6 +135,110 @@ fn review_of(errors: &mut ValidationErrors, index: usize, review: EmployeeReview
     })
 }
 
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct ReportQuery {
+    location_id: Uuid,
+    /// `YYYY-MM-DD`; default 30 days before `to`.
+    from: Option<String>,
+    /// `YYYY-MM-DD`; default today (UTC). At most 366 days after `from`.
+    to: Option<String>,
+}
+
+impl From<ReportQuery> for ReportRange {
+    fn from(query: ReportQuery) -> Self {
+        ReportRange { location_id: LocationId(query.location_id), from: query.from, to: query.to }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShiftReport {
+    id: Uuid,
+    location_id: Uuid,
+    #[serde(with = "opsd_core::iso_date")]
+    #[schema(value_type = String, format = Date)]
+    date: Date,
+    #[schema(value_type = wire::ReportShift)]
+    shift: domain::ReportShift,
+    #[serde(with = "rust_decimal::serde::float")]
+    #[schema(value_type = f64)]
+    actual_sales: opsd_core::Money,
+    #[serde(with = "rust_decimal::serde::float")]
+    #[schema(value_type = f64)]
+    goal_sales: opsd_core::Money,
+    hero: Option<String>,
+    submitted_by: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+}
+
+impl From<domain::ShiftReport> for ShiftReport {
+    fn from(report: domain::ShiftReport) -> Self {
+        Self {
+            id: report.id,
+            location_id: report.location_id.0,
+            date: report.date,
+            shift: report.shift,
+            actual_sales: report.actual_sales,
+            goal_sales: report.goal_sales,
+            hero: report.hero,
+            submitted_by: report.submitted_by.to_string(),
+            created_at: report.created_at,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = EmployeeReview)]
+pub struct EmployeeReviewBody {
+    employee_name: String,
+    employee_key: Option<String>,
+    rating: u8,
+    notes: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagerReport {
+    id: Uuid,
+    location_id: Uuid,
+    #[serde(with = "opsd_core::iso_date")]
+    #[schema(value_type = String, format = Date)]
+    date: Date,
+    #[serde(with = "rust_decimal::serde::float")]
+    #[schema(value_type = f64)]
+    total_sales: opsd_core::Money,
+    employee_reviews: Vec<EmployeeReviewBody>,
+    submitted_by: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+}
+
+impl From<domain::ManagerReport> for ManagerReport {
+    fn from(report: domain::ManagerReport) -> Self {
+        let review = |review: EmployeeReview| EmployeeReviewBody {
+            employee_name: review.employee_name,
+            employee_key: review.employee_key,
+            rating: review.rating,
+            notes: review.notes,
+        };
+        Self {
+            id: report.id,
+            location_id: report.location_id.0,
+            date: report.date,
+            total_sales: report.total_sales,
+            employee_reviews: report.employee_reviews.into_iter().map(review).collect(),
+            submitted_by: report.submitted_by.to_string(),
+            created_at: report.created_at,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -148,7 +253,7 @@ mod tests {
             "locationId": Uuid::nil(), "date": "2026-11-22", "shift": "evening", "actualSales": 1234.5, "goalSales": 1200,
         });
         body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        serde_json::from_value::<ShiftReportRequest>(body).unwrap().parse(TOMORROW)
+        serde_json::from_value::<ShiftReportRequest>(body).unwrap().try_into_domain(TOMORROW)
     }
 
     fn field(result: Result<impl std::fmt::Debug, ValidationErrors>) -> String {
@@ -181,7 +286,8 @@ mod tests {
                 { "employeeName": "", "rating": 6 },
             ],
         });
-        let errors = serde_json::from_value::<ManagerReportRequest>(body).unwrap().parse(TOMORROW).unwrap_err();
+        let errors =
+            serde_json::from_value::<ManagerReportRequest>(body).unwrap().try_into_domain(TOMORROW).unwrap_err();
         let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["employeeReviews[1].employeeName", "employeeReviews[1].rating"]);
     }
@@ -191,7 +297,8 @@ mod tests {
         let reviews: Vec<_> = (0..101).map(|i| json!({ "employeeName": format!("E{i}"), "rating": 3 })).collect();
         let body =
             json!({ "locationId": Uuid::nil(), "date": "2026-11-22", "totalSales": 1, "employeeReviews": reviews });
-        let errors = serde_json::from_value::<ManagerReportRequest>(body).unwrap().parse(TOMORROW).unwrap_err();
+        let errors =
+            serde_json::from_value::<ManagerReportRequest>(body).unwrap().try_into_domain(TOMORROW).unwrap_err();
         assert_eq!(errors.errors()[0].field, "employeeReviews");
     }
 }
