@@ -19,5 +19,5 @@ pub mod telemetry;
 mod wire;
 
 pub use errors::ApiError;
-pub use openapi::ApiDoc;
+pub use openapi::{ApiDoc, document as openapi_document};
 pub use startup::{Application, connect_database as startup_database};

@@ -41,8 +41,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         "openapi" => {
-            use utoipa::OpenApi;
-            println!("{}", opsd::ApiDoc::openapi().to_pretty_json()?);
+            println!("{}", opsd::openapi_document().to_pretty_json()?);
             Ok(())
         }
         "jobs" => {

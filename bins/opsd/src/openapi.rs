@@ -1,4 +1,5 @@
-//! The OpenAPI 3.1 document of every route, generated from the handlers' annotations.
+//! The OpenAPI 3.1 document: the paths of the route table (`routes::paths`), each described by its
+//! handler's annotation, with the schemas, security schemes and tags below.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -7,11 +8,12 @@ use crate::errors::{Problem, ProblemField};
 use crate::routes::{
     self, Announcement, AnnouncementRequest, ChatRequest, Comment, CommentRequest, Contact, ContactMode,
     ContactRequest, DailyRow, DayGoalBody, EmployeeReviewBody, EmployeeReviewRequest, GoalRequest, GoalsRequest,
-    GoalsResponse, Incident, IncidentDetail, IncidentRequest, LaborRow, LocationView, ManagerReport,
-    ManagerReportRequest, MessageIn, NewLocationRequest, Offer, OfferRequest, OptimizationReport, Reservation,
-    SalesIngestRequest, SalesReportRow, SalesRowRequest, ScheduleView, SendRequest, SendSummary, ShiftReport,
-    ShiftReportRequest, StatusChange, StatusRequest, SubscribeRequest, SubscriptionKeysRequest, Summary,
-    TeamSettingsRequest, TeamSettingsView, UnsubscribeRequest, ViewShift, WeeklySummary,
+    GoalsResponse, HealthStatus, Incident, IncidentDetail, IncidentRequest, LaborRow, LocationView, ManagerReport,
+    ManagerReportRequest, MessageIn, NewLocationRequest, Offer, OfferRequest, OptimizationReport, Page, PruneAnswer,
+    Readiness, Reservation, SalesIngestRequest, SalesReportRow, SalesRowRequest, ScheduleView, SendRequest,
+    SendSummary, ShiftReport, ShiftReportRequest, StatusChange, StatusRequest, SubscribeRequest,
+    SubscriptionKeysRequest, Summary, TeamSettingsRequest, TeamSettingsView, UnsubscribeRequest, ViewShift,
+    WeeklySummary,
 };
 use crate::wire::{Block, IncidentType, ReportShift, ReservationState, Severity, Status};
 
@@ -24,24 +26,8 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
 `application/json`, and unknown fields are rejected. Every response carries `x-request-id`.",
         version = "0.1.0"
     ),
-    paths(
-        routes::live, routes::ready, routes::metrics, routes::keep_alive,
-        routes::prune_soft_deleted_contacts,
-        routes::create_location, routes::list_locations, routes::put_team_settings, routes::get_team_settings,
-        routes::report_incident, routes::list_incidents, routes::get_incident, routes::change_status, routes::comment,
-        routes::add_contact, routes::contacts, routes::remove_contact,
-        routes::submit_shift, routes::shift_reports, routes::submit_manager, routes::manager_reports,
-        routes::identity_webhook,
-        routes::optimization, routes::goals, routes::set_goals, routes::ingest_sales,
-        routes::assistant_chat,
-        routes::report_reminder, routes::check_compliance, routes::aggregate_heroes, routes::publish_announcements,
-        routes::create_announcement, routes::list_announcements,
-        routes::sync_schedule, routes::sync_roles, routes::schedule_view,
-        routes::subscribe, routes::unsubscribe, routes::push_send, routes::vapid_public_key,
-        routes::create_offer, routes::offer, routes::reservation, routes::redeem, routes::expire_coupons, routes::automation,
-    ),
     components(schemas(
-        Problem, ProblemField, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
+        Problem, ProblemField, HealthStatus, Readiness, crate::supervisor::TaskState, PruneAnswer, Page<Incident>, LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView,
         IncidentRequest, Incident, IncidentDetail, Comment, StatusChange, Contact, ContactRequest, ContactMode,
         IncidentType, Severity, Status, CommentRequest, StatusRequest,
         ShiftReportRequest, ShiftReport, ManagerReportRequest, ManagerReport, EmployeeReviewRequest, EmployeeReviewBody,
@@ -54,7 +40,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::Unsubscribed, routes::VapidPublicKey,
         Offer, OfferRequest, Reservation, ReservationState, routes::Accepted, routes::JobStatusBody, routes::SweepReportSchema,
     )),
-    modifiers(&SecuritySchemes, &ProblemResponses),
+    modifiers(&SecuritySchemes),
     tags(
         (name = "operations", description = "Health, metrics and the API document"),
         (name = "jobs", description = "Scheduled jobs called by the external cron scheduler"),
@@ -71,6 +57,14 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
     )
 )]
 pub struct ApiDoc;
+
+/// The whole document: the info, schemas and schemes above, with the paths of the route table.
+pub fn document() -> utoipa::openapi::OpenApi {
+    let mut document = ApiDoc::openapi();
+    document.paths = crate::routes::paths();
+    ProblemResponses.modify(&mut document);
+    document
+}
 
 struct SecuritySchemes;
 

@@ -43,7 +43,7 @@ impl AsRef<[u8]> for CachedJson {
 /// The week's labor optimization data. Cached for 15 minutes per team, location and week
 /// (`x-cache: hit|miss`); dropped at once on sales ingestion, goal changes, schedule syncs and
 /// identity events. While the store is failing (circuit open) cached answers are still served.
-#[utoipa::path(get, path = "/api/analytics/optimization", tag = "analytics", params(OptimizationQuery),
+#[utoipa::path(get, path = "/api/analytics/optimization", tags = ["analytics"], params(OptimizationQuery),
     security(("apiKey" = [])),
     responses((status = 200, body = OptimizationReport, headers(("x-cache" = String, description = "hit or miss")))))]
 pub async fn optimization(
@@ -59,7 +59,7 @@ pub async fn optimization(
 }
 
 /// The per-weekday goals (0 = Saturday): a location's own, else the team default.
-#[utoipa::path(get, path = "/api/analytics/goals", tag = "analytics", params(GoalsQuery),
+#[utoipa::path(get, path = "/api/analytics/goals", tags = ["analytics"], params(GoalsQuery),
     security(("apiKey" = [])), responses((status = 200, body = GoalsResponse)))]
 pub async fn goals(
     state: web::Data<AppState>,
@@ -72,7 +72,7 @@ pub async fn goals(
 
 /// Sets goals by weekday for a location, or the team defaults without `locationId`; answers the
 /// scope's goals after the change.
-#[utoipa::path(put, path = "/api/analytics/goals", tag = "analytics", request_body = GoalsRequest,
+#[utoipa::path(put, path = "/api/analytics/goals", tags = ["analytics"], request_body = GoalsRequest,
     security(("apiKey" = [])), responses((status = 200, body = GoalsResponse)))]
 pub async fn set_goals(
     state: web::Data<AppState>,
@@ -85,7 +85,7 @@ pub async fn set_goals(
 
 /// Upserts sales facts by (location, date, block): up to 10,000 rows in one transaction, all or
 /// nothing. The body may be up to 4 MiB.
-#[utoipa::path(post, path = "/api/analytics/sales", tag = "analytics", request_body = SalesIngestRequest,
+#[utoipa::path(post, path = "/api/analytics/sales", tags = ["analytics"], request_body = SalesIngestRequest,
     security(("apiKey" = [])), responses((status = 200, body = SalesIngested)))]
 pub async fn ingest_sales(
     state: web::Data<AppState>,

@@ -32,7 +32,7 @@ impl From<ChatError> for ApiError {
 /// chunk whose `errorText` ends in a stable suffix (`[provider_auth]`, `[output_limit]`,
 /// `[provider_rate_limit]`, `[provider_network]`, `[invalid_response]`, `[unknown]`); it never
 /// turns into an HTTP error status. `x-thread-id` names the conversation for `threadId`.
-#[utoipa::path(post, path = "/api/assistant/chat", tag = "assistant", request_body = ChatRequest,
+#[utoipa::path(post, path = "/api/assistant/chat", tags = ["assistant"], request_body = ChatRequest,
     security(("bearer" = [])),
     responses((status = 200, description = "a text/event-stream of UI message chunks", content_type = "text/event-stream", body = String,
         headers(("x-thread-id" = String, description = "the conversation's id"), ("x-vercel-ai-ui-message-stream" = String, description = "v1")))))]

@@ -31,7 +31,7 @@ impl From<CouponError> for ApiError {
 }
 
 /// Creates an offer with capacity at one of the team's locations (admin).
-#[utoipa::path(post, path = "/api/coupons/offers", tag = "coupons", request_body = OfferRequest,
+#[utoipa::path(post, path = "/api/coupons/offers", tags = ["coupons"], request_body = OfferRequest,
     security(("bearer" = []), ("session" = [])), responses((status = 201, body = Offer)))]
 pub async fn create_offer(
     state: web::Data<AppState>,
@@ -44,7 +44,7 @@ pub async fn create_offer(
 }
 
 /// An offer with its capacity and what active reservations hold. Reading it expires nothing.
-#[utoipa::path(get, path = "/api/coupons/offers/{id}", tag = "coupons", params(("id" = Uuid, Path)),
+#[utoipa::path(get, path = "/api/coupons/offers/{id}", tags = ["coupons"], params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Offer)))]
 pub async fn offer(
     state: web::Data<AppState>,
@@ -55,7 +55,7 @@ pub async fn offer(
 }
 
 /// A reservation; a due one is expired first (its capacity released).
-#[utoipa::path(get, path = "/api/coupons/reservations/{id}", tag = "coupons", params(("id" = Uuid, Path)),
+#[utoipa::path(get, path = "/api/coupons/reservations/{id}", tags = ["coupons"], params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Reservation)))]
 pub async fn reservation(
     state: web::Data<AppState>,
@@ -66,7 +66,7 @@ pub async fn reservation(
 }
 
 /// Redeems an active reservation. A due one is expired instead, and the answer is 409.
-#[utoipa::path(post, path = "/api/coupons/reservations/{id}/redeem", tag = "coupons", params(("id" = Uuid, Path)),
+#[utoipa::path(post, path = "/api/coupons/reservations/{id}/redeem", tags = ["coupons"], params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Reservation)))]
 pub async fn redeem(
     state: web::Data<AppState>,
@@ -86,7 +86,7 @@ pub struct JobStatusBody {
 /// `COUPON_EXPIRY_ENABLED=true`: then it answers 200 `{"status":"disabled"}`, which is not
 /// evidence that expiry ran. A run whose reconciliation delta is nonzero or whose oldest lag
 /// exceeds 120 s records its diagnostics, then answers 500 with `"status":"failed"`.
-#[utoipa::path(get, path = "/cron/expire-coupons", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/expire-coupons", tags = ["jobs"], security(("cronSecret" = [])),
     responses(
         (status = 200, description = "a completed run, or disabled/skipped", body = SweepReportSchema),
         (status = 500, description = "the health gate is raised; the diagnostics were recorded", body = SweepReportSchema),
@@ -142,7 +142,7 @@ pub struct Accepted {
 /// is identified by the SHA-256 of its bytes. A new event is 202; a repeat is 200 with
 /// `duplicate: true`; the same `eventId` with another payload is 409. Receiving authorizes nothing:
 /// a worker reloads the records and decides.
-#[utoipa::path(post, path = "/api/automation/coupons", tag = "webhooks",
+#[utoipa::path(post, path = "/api/automation/coupons", tags = ["webhooks"],
     params(
         ("webhook-id" = String, Header, description = "delivery id (also hook-id or svix-id)"),
         ("webhook-timestamp" = String, Header, description = "unix seconds"),

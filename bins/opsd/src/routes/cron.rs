@@ -10,7 +10,7 @@ use crate::state::AppState;
 
 /// Keeps the database connection warm with `SELECT 1`. Public: it does nothing sensitive and writes
 /// nothing, so anonymous calls cannot grow any table.
-#[utoipa::path(get, path = "/cron/keep-alive", tag = "jobs", responses(
+#[utoipa::path(get, path = "/cron/keep-alive", tags = ["jobs"], responses(
     (status = 200, description = "`ok`", content_type = "text/plain", body = String),
     (status = 503, description = "the database does not answer", body = crate::errors::Problem, content_type = "application/problem+json"),
 ))]
@@ -21,7 +21,7 @@ pub async fn keep_alive(state: web::Data<AppState>) -> Result<HttpResponse, ApiE
 
 /// Deletes contacts soft-deleted more than `CONTACT_RETENTION_DAYS` (default 30) ago; incidents
 /// that named them keep existing without the contact.
-#[utoipa::path(get, path = "/cron/prune-soft-deleted-contacts", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/prune-soft-deleted-contacts", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, description = "`{\"status\":\"ok\",\"pruned\":N}`, or `{\"status\":\"skipped\"}` while another run holds the lock", body = PruneAnswer)))]
 pub async fn prune_soft_deleted_contacts(
     state: web::Data<AppState>,

@@ -16,7 +16,7 @@ pub struct HealthStatus {
 }
 
 /// The process is up.
-#[utoipa::path(get, path = "/health/live", tag = "operations", responses((status = 200, body = HealthStatus)))]
+#[utoipa::path(get, path = "/health/live", tags = ["operations"], responses((status = 200, body = HealthStatus)))]
 pub async fn live() -> HttpResponse {
     HttpResponse::Ok().json(HealthStatus { status: "live" })
 }
@@ -31,7 +31,7 @@ pub struct Readiness {
 }
 
 /// The process can serve: the database answers. The details show the background tasks.
-#[utoipa::path(get, path = "/health/ready", tag = "operations", responses(
+#[utoipa::path(get, path = "/health/ready", tags = ["operations"], responses(
     (status = 200, body = Readiness),
     (status = 503, description = "the database does not answer", body = crate::errors::Problem, content_type = "application/problem+json"),
 ))]
@@ -41,7 +41,7 @@ pub async fn ready(state: web::Data<AppState>, supervisor: web::Data<Supervisor>
 }
 
 /// Prometheus text exposition: request counts and latency histograms by route and status.
-#[utoipa::path(get, path = "/metrics", tag = "operations", responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
+#[utoipa::path(get, path = "/metrics", tags = ["operations"], responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
 pub async fn metrics(metrics: web::Data<HttpMetrics>) -> HttpResponse {
     let mut buffer = Vec::new();
     TextEncoder::new().encode(&metrics.registry.gather(), &mut buffer).expect("metrics encode");

@@ -27,7 +27,7 @@ impl From<IncidentError> for ApiError {
 }
 
 /// Reports an incident at one of the team's locations; it starts `reported`.
-#[utoipa::path(post, path = "/api/incidents", tag = "incidents", request_body = IncidentRequest,
+#[utoipa::path(post, path = "/api/incidents", tags = ["incidents"], request_body = IncidentRequest,
     security(("bearer" = []), ("session" = [])),
     responses((status = 201, body = Incident, headers(("Location" = String, description = "the incident's address")))))]
 pub async fn report(
@@ -41,7 +41,7 @@ pub async fn report(
 }
 
 /// The team's incidents, newest first, a page at a time.
-#[utoipa::path(get, path = "/api/incidents", tag = "incidents", params(IncidentQuery),
+#[utoipa::path(get, path = "/api/incidents", tags = ["incidents"], params(IncidentQuery),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Page<Incident>)))]
 pub async fn list(
     state: web::Data<AppState>,
@@ -53,7 +53,7 @@ pub async fn list(
 }
 
 /// One incident with its comments and status history. Another team's incident is 404.
-#[utoipa::path(get, path = "/api/incidents/{id}", tag = "incidents", params(("id" = Uuid, Path)),
+#[utoipa::path(get, path = "/api/incidents/{id}", tags = ["incidents"], params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = IncidentDetail)))]
 pub async fn get(
     state: web::Data<AppState>,
@@ -64,7 +64,7 @@ pub async fn get(
 }
 
 /// Changes the status; any status may follow any other, and the same status again changes nothing.
-#[utoipa::path(patch, path = "/api/incidents/{id}", tag = "incidents", params(("id" = Uuid, Path)),
+#[utoipa::path(patch, path = "/api/incidents/{id}", tags = ["incidents"], params(("id" = Uuid, Path)),
     request_body = StatusRequest, security(("bearer" = []), ("session" = [])),
     responses((status = 200, body = Incident)))]
 pub async fn change_status(
@@ -78,7 +78,7 @@ pub async fn change_status(
 }
 
 /// Adds a comment to an incident.
-#[utoipa::path(post, path = "/api/incidents/{id}/comments", tag = "incidents", params(("id" = Uuid, Path)),
+#[utoipa::path(post, path = "/api/incidents/{id}/comments", tags = ["incidents"], params(("id" = Uuid, Path)),
     request_body = CommentRequest, security(("bearer" = []), ("session" = [])),
     responses((status = 201, body = Comment)))]
 pub async fn comment(
@@ -92,7 +92,7 @@ pub async fn comment(
 }
 
 /// Adds a contact to the team.
-#[utoipa::path(post, path = "/api/contacts", tag = "incidents", request_body = ContactRequest,
+#[utoipa::path(post, path = "/api/contacts", tags = ["incidents"], request_body = ContactRequest,
     security(("bearer" = []), ("session" = [])), responses((status = 201, body = Contact)))]
 pub async fn add_contact(
     state: web::Data<AppState>,
@@ -105,7 +105,7 @@ pub async fn add_contact(
 }
 
 /// The team's live contacts, by name.
-#[utoipa::path(get, path = "/api/contacts", tag = "incidents", security(("bearer" = []), ("session" = [])),
+#[utoipa::path(get, path = "/api/contacts", tags = ["incidents"], security(("bearer" = []), ("session" = [])),
     responses((status = 200, body = Vec<Contact>)))]
 pub async fn contacts(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
     let contacts: Vec<Contact> = state.incidents.contacts(&caller).await?.into_iter().map(Into::into).collect();
@@ -113,7 +113,7 @@ pub async fn contacts(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) 
 }
 
 /// Soft-deletes a contact (admin). The prune job removes it after `CONTACT_RETENTION_DAYS`.
-#[utoipa::path(delete, path = "/api/contacts/{id}", tag = "incidents", params(("id" = Uuid, Path)),
+#[utoipa::path(delete, path = "/api/contacts/{id}", tags = ["incidents"], params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 204, description = "deleted")))]
 pub async fn remove_contact(
     state: web::Data<AppState>,

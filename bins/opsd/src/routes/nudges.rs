@@ -26,7 +26,7 @@ impl From<AnnouncementError> for ApiError {
 
 /// Nudges the team chat about today's unfiled shift and manager reports (today where each location
 /// is), each at most once.
-#[utoipa::path(get, path = "/cron/report-reminder", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/report-reminder", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, description = "`ok: N reminders sent, M already nudged, K failed`", content_type = "text/plain", body = String)))]
 pub async fn report_reminder(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
     call(&state, "report-reminder").await
@@ -34,14 +34,14 @@ pub async fn report_reminder(state: web::Data<AppState>, _cron: CronSecret) -> R
 
 /// Stores last week's (Saturday to Friday) filing compliance per location and nudges staff and
 /// managers about what is missing.
-#[utoipa::path(get, path = "/cron/check-compliance", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/check-compliance", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, description = "`ok: N nudges sent, M already nudged, K failed`", content_type = "text/plain", body = String)))]
 pub async fn check_compliance(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
     call(&state, "check-compliance").await
 }
 
 /// Counts last week's Hero of the Shift mentions and posts one MVP message per location and week.
-#[utoipa::path(get, path = "/cron/aggregate-heroes", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/aggregate-heroes", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, description = "`ok: N MVP messages sent, M already nudged, K failed`", content_type = "text/plain", body = String)))]
 pub async fn aggregate_heroes(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
     call(&state, "aggregate-heroes").await
@@ -57,14 +57,14 @@ pub struct PublishAnswer {
 }
 
 /// Publishes due announcements exactly once and pushes them to the team's devices.
-#[utoipa::path(get, path = "/cron/publish-scheduled-announcements", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/publish-scheduled-announcements", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, body = PublishAnswer)))]
 pub async fn publish_announcements(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
     call(&state, "publish-scheduled-announcements").await
 }
 
 /// Schedules an announcement (admin); the job publishes it at `publishAt`.
-#[utoipa::path(post, path = "/api/announcements", tag = "announcements", request_body = AnnouncementRequest,
+#[utoipa::path(post, path = "/api/announcements", tags = ["announcements"], request_body = AnnouncementRequest,
     security(("bearer" = []), ("session" = [])), responses((status = 201, body = Announcement)))]
 pub async fn create(
     state: web::Data<AppState>,
@@ -75,7 +75,7 @@ pub async fn create(
 }
 
 /// The team's announcements, latest first.
-#[utoipa::path(get, path = "/api/announcements", tag = "announcements", security(("bearer" = []), ("session" = [])),
+#[utoipa::path(get, path = "/api/announcements", tags = ["announcements"], security(("bearer" = []), ("session" = [])),
     responses((status = 200, body = Vec<Announcement>)))]
 pub async fn list(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
     let announcements = state.announcements.list(&caller).await?;

@@ -49,7 +49,7 @@ pub struct VapidPublicKey {
 }
 
 /// Creates or updates the caller's subscription for this device. Rate limited to 30 a minute per user.
-#[utoipa::path(post, path = "/api/push/subscribe", tag = "push", request_body = SubscribeRequest,
+#[utoipa::path(post, path = "/api/push/subscribe", tags = ["push"], request_body = SubscribeRequest,
     security(("session" = [])), responses((status = 200, body = Subscribed)))]
 pub async fn subscribe(
     state: web::Data<AppState>,
@@ -61,7 +61,7 @@ pub async fn subscribe(
 }
 
 /// Removes the caller's own subscription of the endpoint; another user's is never touched.
-#[utoipa::path(delete, path = "/api/push/subscribe", tag = "push", request_body = UnsubscribeRequest,
+#[utoipa::path(delete, path = "/api/push/subscribe", tags = ["push"], request_body = UnsubscribeRequest,
     security(("session" = [])), responses((status = 200, body = Unsubscribed)))]
 pub async fn unsubscribe(
     state: web::Data<AppState>,
@@ -75,7 +75,7 @@ pub async fn unsubscribe(
 /// Sends a notification to the caller's devices, or (admins) to a member of the caller's team.
 /// `sent` counts what push services accepted, not what a browser showed. Rate limited to 10 a
 /// minute per user; 503 `not_configured` without VAPID keys.
-#[utoipa::path(post, path = "/api/push/send", tag = "push", request_body = SendRequest,
+#[utoipa::path(post, path = "/api/push/send", tags = ["push"], request_body = SendRequest,
     security(("bearer" = [])), responses((status = 200, body = SendSummary)))]
 pub async fn send(
     state: web::Data<AppState>,
@@ -86,7 +86,7 @@ pub async fn send(
 }
 
 /// The VAPID public key for `PushManager.subscribe({applicationServerKey})`.
-#[utoipa::path(get, path = "/api/push/vapid-public-key", tag = "push", responses((status = 200, body = VapidPublicKey)))]
+#[utoipa::path(get, path = "/api/push/vapid-public-key", tags = ["push"], responses((status = 200, body = VapidPublicKey)))]
 pub async fn vapid_public_key(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let key = state.vapid_public_key.clone().ok_or(ApiError::NotConfigured("Web push (VAPID keys)"))?;
     Ok(HttpResponse::Ok().json(VapidPublicKey { public_key: key }))

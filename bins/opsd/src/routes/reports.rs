@@ -30,7 +30,7 @@ impl From<ReportError> for ApiError {
 }
 
 /// Files an end-of-shift report; one per location, date and shift (a second is 409 naming the first).
-#[utoipa::path(post, path = "/api/reports/shift", tag = "reports", request_body = ShiftReportRequest,
+#[utoipa::path(post, path = "/api/reports/shift", tags = ["reports"], request_body = ShiftReportRequest,
     security(("bearer" = []), ("session" = [])), responses((status = 201, body = ShiftReport)))]
 pub async fn submit_shift(
     state: web::Data<AppState>,
@@ -42,7 +42,7 @@ pub async fn submit_shift(
 }
 
 /// Files a manager's daily report (admin); one per location and date.
-#[utoipa::path(post, path = "/api/reports/manager", tag = "reports", request_body = ManagerReportRequest,
+#[utoipa::path(post, path = "/api/reports/manager", tags = ["reports"], request_body = ManagerReportRequest,
     security(("bearer" = []), ("session" = [])), responses((status = 201, body = ManagerReport)))]
 pub async fn submit_manager(
     state: web::Data<AppState>,
@@ -54,7 +54,7 @@ pub async fn submit_manager(
 }
 
 /// A location's shift reports in a date range, by date and shift.
-#[utoipa::path(get, path = "/api/reports/shift", tag = "reports", params(ReportQuery),
+#[utoipa::path(get, path = "/api/reports/shift", tags = ["reports"], params(ReportQuery),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ShiftReport>)))]
 pub async fn shift_reports(
     state: web::Data<AppState>,
@@ -66,7 +66,7 @@ pub async fn shift_reports(
 }
 
 /// A location's manager reports in a date range, by date.
-#[utoipa::path(get, path = "/api/reports/manager", tag = "reports", params(ReportQuery),
+#[utoipa::path(get, path = "/api/reports/manager", tags = ["reports"], params(ReportQuery),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ManagerReport>)))]
 pub async fn manager_reports(
     state: web::Data<AppState>,

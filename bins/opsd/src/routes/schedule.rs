@@ -53,21 +53,21 @@ pub struct FailedLocationAnswer {
 /// Refreshes the imported schedule from 7shifts: 14 days back to 28 ahead, one transaction per
 /// location, upsert by provider shift id, vanished shifts deleted, nothing rewritten that did not
 /// change. A failing location is left as it was and makes the run `partial`.
-#[utoipa::path(get, path = "/cron/sync-schedule-from-7shifts", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/sync-schedule-from-7shifts", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, body = SyncJobAnswer)))]
 pub async fn sync_schedule(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
     call(&state, "sync-schedule-from-7shifts").await
 }
 
 /// Refreshes the role-to-department mapping from 7shifts roles and departments.
-#[utoipa::path(get, path = "/cron/sync-7shifts-roles", tag = "jobs", security(("cronSecret" = [])),
+#[utoipa::path(get, path = "/cron/sync-7shifts-roles", tags = ["jobs"], security(("cronSecret" = [])),
     responses((status = 200, body = SyncJobAnswer)))]
 pub async fn sync_roles(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
     call(&state, "sync-7shifts-roles").await
 }
 
 /// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.
-#[utoipa::path(get, path = "/api/schedule/{location_slug}", tag = "schedule",
+#[utoipa::path(get, path = "/api/schedule/{location_slug}", tags = ["schedule"],
     params(("location_slug" = String, Path), ScheduleViewQuery), security(("apiKey" = [])),
     responses((status = 200, body = ScheduleView, headers(("Deprecation" = String, description = "true")))))]
 pub async fn view(

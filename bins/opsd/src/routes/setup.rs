@@ -64,7 +64,7 @@ impl From<Location> for LocationView {
 }
 
 /// Creates a location of the caller's team (admin).
-#[utoipa::path(post, path = "/api/locations", tag = "setup", request_body = NewLocationRequest,
+#[utoipa::path(post, path = "/api/locations", tags = ["setup"], request_body = NewLocationRequest,
     security(("bearer" = []), ("session" = [])),
     responses(
         (status = 201, body = LocationView),
@@ -86,7 +86,7 @@ pub async fn create_location(
 }
 
 /// Lists the caller's team's locations.
-#[utoipa::path(get, path = "/api/locations", tag = "setup", security(("bearer" = []), ("session" = [])),
+#[utoipa::path(get, path = "/api/locations", tags = ["setup"], security(("bearer" = []), ("session" = [])),
     responses(
         (status = 200, body = Vec<LocationView>),
         (status = 401, body = crate::errors::Problem, content_type = "application/problem+json"),
@@ -116,7 +116,7 @@ pub struct TeamSettingsView {
 }
 
 /// Sets the team's settings (admin).
-#[utoipa::path(put, path = "/api/team/settings", tag = "setup", request_body = TeamSettingsRequest,
+#[utoipa::path(put, path = "/api/team/settings", tags = ["setup"], request_body = TeamSettingsRequest,
     security(("bearer" = []), ("session" = [])),
     responses(
         (status = 200, body = TeamSettingsView),
@@ -135,7 +135,7 @@ pub async fn put_team_settings(
 }
 
 /// Reads the team's settings.
-#[utoipa::path(get, path = "/api/team/settings", tag = "setup", security(("bearer" = []), ("session" = [])),
+#[utoipa::path(get, path = "/api/team/settings", tags = ["setup"], security(("bearer" = []), ("session" = [])),
     responses(
         (status = 200, body = TeamSettingsView),
         (status = 401, body = crate::errors::Problem, content_type = "application/problem+json"),

@@ -51,7 +51,7 @@ pub struct Received {
 /// are recorded without effect. Verified before parsing (401 on failure, nothing stored); a body
 /// that is not JSON is 400 `malformed_json`; a redelivery of the same id and body answers 200 again
 /// without a second effect; the same id with another body is 409.
-#[utoipa::path(post, path = "/api/webhooks/identity", tag = "webhooks",
+#[utoipa::path(post, path = "/api/webhooks/identity", tags = ["webhooks"],
     params(
         ("webhook-id" = String, Header, description = "delivery id (also accepted as hook-id or svix-id)"),
         ("webhook-timestamp" = String, Header, description = "unix seconds (also hook-timestamp, svix-timestamp)"),
