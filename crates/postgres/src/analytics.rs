@@ -63,21 +63,32 @@ macro_rules! sales_query {
     };
 }
 
-/// The week's labor of non-draft shifts, summed per (date, department).
+diesel::define_sql_function! {
+    /// The labor rule (migration 000016): a draft's hours are NULL.
+    fn labor_hours(is_draft: Bool, hours_worked: Numeric) -> Nullable<Numeric>;
+}
+
+diesel::define_sql_function! {
+    /// The labor rule (migration 000016): a draft's cost is NULL.
+    fn labor_cost(is_draft: Bool, hours_worked: Numeric, hourly_wage: Numeric) -> Nullable<Numeric>;
+}
+
+/// The week's labor, summed per (date, department), by the labor rule's SQL functions (migration
+/// 000016: drafts are not labor).
 macro_rules! labor_query {
     ($location:expr, $team:expr, $week:expr) => {
         schedule_shifts::table
             .inner_join(locations::table)
             .filter(locations::team_id.eq($team.as_str()))
             .filter($location)
-            .filter(schedule_shifts::is_draft.eq(false))
             .filter(schedule_shifts::business_date.between($week.start(), $week.end()))
+            .filter(labor_hours(schedule_shifts::is_draft, schedule_shifts::hours_worked).is_not_null())
             .group_by((schedule_shifts::business_date, schedule_shifts::department))
             .select((
                 schedule_shifts::business_date,
                 schedule_shifts::department,
-                sum(schedule_shifts::hours_worked),
-                sum(schedule_shifts::hours_worked * schedule_shifts::hourly_wage),
+                sum(labor_hours(schedule_shifts::is_draft, schedule_shifts::hours_worked)),
+                sum(labor_cost(schedule_shifts::is_draft, schedule_shifts::hours_worked, schedule_shifts::hourly_wage)),
             ))
     };
 }
