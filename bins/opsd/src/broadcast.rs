@@ -27,7 +27,7 @@ impl UserPush for AnnouncementPush {
         match self.push.notify_user(user, &notification).await {
             Ok(summary) => Ok(summary.sent),
             // Without VAPID keys an announcement is still published; it just reaches no device.
-            Err(PushError::NotConfigured) => Ok(0),
+            Err(PushError::Domain(opsd_push::PushRefusal::NotConfigured)) => Ok(0),
             Err(PushError::Store(error)) => Err(error),
             Err(other) => Err(StoreError::Unknown(other.to_string())),
         }

@@ -4,7 +4,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
-use opsd_core::{FieldError, Forbidden, StoreError, ValidationErrors};
+use opsd_core::{FieldError, Forbidden, ServiceError, StoreError, ValidationErrors};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -199,6 +199,70 @@ impl From<StoreError> for ApiError {
 impl From<ValidationErrors> for ApiError {
     fn from(errors: ValidationErrors) -> Self {
         ApiError::Validation(errors)
+    }
+}
+
+/// Every domain service's answer, mapped once; what only one domain can say maps through its own
+/// `From` below.
+impl<E: std::error::Error + Into<ApiError>> From<ServiceError<E>> for ApiError {
+    fn from(error: ServiceError<E>) -> Self {
+        match error {
+            ServiceError::Forbidden(forbidden) => forbidden.into(),
+            ServiceError::Invalid(errors) => errors.into(),
+            ServiceError::NotFound => ApiError::NotFound,
+            ServiceError::RateLimited(limited) => {
+                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds }
+            }
+            ServiceError::Store(error) => error.into(),
+            ServiceError::Domain(refusal) => refusal.into(),
+        }
+    }
+}
+
+impl From<std::convert::Infallible> for ApiError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
+impl From<opsd_reports::Duplicate> for ApiError {
+    fn from(existing: opsd_reports::Duplicate) -> Self {
+        ApiError::Conflict {
+            detail: "A report for this location, date and shift exists.",
+            existing_id: Some(existing.0.to_string()),
+        }
+    }
+}
+
+impl From<opsd_teams::SlugTaken> for ApiError {
+    fn from(_: opsd_teams::SlugTaken) -> Self {
+        ApiError::Conflict { detail: "The slug is taken.", existing_id: None }
+    }
+}
+
+impl From<opsd_coupons::NotRedeemable> for ApiError {
+    fn from(_: opsd_coupons::NotRedeemable) -> Self {
+        ApiError::Conflict {
+            detail: "The reservation is no longer active (expired, redeemed or cancelled).",
+            existing_id: None,
+        }
+    }
+}
+
+impl From<opsd_optimization::CircuitOpen> for ApiError {
+    fn from(open: opsd_optimization::CircuitOpen) -> Self {
+        ApiError::CircuitOpen { retry_after_seconds: open.retry_after_seconds }
+    }
+}
+
+impl From<opsd_push::PushRefusal> for ApiError {
+    fn from(refusal: opsd_push::PushRefusal) -> Self {
+        match refusal {
+            opsd_push::PushRefusal::NotConfigured => ApiError::NotConfigured("Web push (VAPID keys)"),
+            opsd_push::PushRefusal::ForeignTarget => {
+                ApiError::Forbidden("Sending to another user needs the admin role and a target in your team.")
+            }
+        }
     }
 }
 

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use opsd_core::{Caller, Clock, Forbidden, RateLimited, RateLimiter, StoreError, ValidationErrors};
+use opsd_core::{Caller, Clock, RateLimiter, ValidationErrors};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -42,19 +42,8 @@ impl Default for AssistantLimits {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ChatError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("no such thread")]
-    ThreadNotFound,
-    #[error("rate limited")]
-    RateLimited(RateLimited),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+/// An unknown thread, or another user's, is `NotFound`.
+pub type ChatError = opsd_core::ServiceError;
 
 pub struct AssistantService {
     model: Option<Arc<dyn LanguageModel>>,
@@ -108,7 +97,7 @@ impl AssistantService {
                 let thread = ThreadId(id);
                 match self.threads.owner(thread).await? {
                     Some(owner) if owner == caller.user_id => {}
-                    _ => return Err(ChatError::ThreadNotFound),
+                    _ => return Err(ChatError::NotFound),
                 }
                 // The stored thread is the earlier exchange; of the client's messages only the
                 // last is new (a stock client resends them all, and a client's copy is not trusted).
@@ -299,6 +288,7 @@ fn answer(
 
 #[cfg(test)]
 mod tests {
+    use opsd_core::RateLimited;
     use opsd_core::{MockClock, Role as TeamRole, TeamId, TeamMembership, UserId};
     use serde_json::json;
     use time::OffsetDateTime;
@@ -630,6 +620,6 @@ mod tests {
         threads.expect_append().never();
         let service = service_with(None, tools(), threads);
         let request = Conversation { messages: vec![said(Role::User, "hi")], thread: Some(Uuid::nil()) };
-        assert!(matches!(service.chat(&caller(), Ok(request)).await, Err(ChatError::ThreadNotFound)));
+        assert!(matches!(service.chat(&caller(), Ok(request)).await, Err(ChatError::NotFound)));
     }
 }

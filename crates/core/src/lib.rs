@@ -4,6 +4,7 @@
 mod caller;
 mod clock;
 mod ids;
+mod service_error;
 mod store_error;
 mod validation;
 
@@ -12,6 +13,7 @@ pub use caller::{Caller, Forbidden, Role, TeamMembership};
 pub use clock::MockClock;
 pub use clock::{Clock, SystemClock};
 pub use ids::{LocationId, TeamId, UserId};
+pub use service_error::ServiceError;
 pub use store_error::StoreError;
 pub use validation::{FieldError, ValidationErrors};
 

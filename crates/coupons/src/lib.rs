@@ -19,5 +19,5 @@ pub use ports::{
 };
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventStore};
-pub use service::{CouponError, CouponService};
+pub use service::{CouponError, CouponService, NotRedeemable};
 pub use worker::{DEFAULT_LEASE as DEFAULT_GUEST_EVENT_LEASE, GuestEventWorker, LOW_RATING};

@@ -1,23 +1,16 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, Forbidden, StoreError, ValidationErrors};
+use opsd_core::{Caller, Clock, ValidationErrors};
 
 use crate::model::{NewOffer, Offer, OfferId, Reservation, ReservationId};
 use crate::ports::{CouponStore, RedeemOutcome};
 
-#[derive(Debug, thiserror::Error)]
-pub enum CouponError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("not found")]
-    NotFound,
-    #[error("the reservation is {0}")]
-    NotRedeemable(&'static str),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+/// The reservation is no longer active: its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the reservation is {0}")]
+pub struct NotRedeemable(pub &'static str);
+
+pub type CouponError = opsd_core::ServiceError<NotRedeemable>;
 
 pub struct CouponService {
     store: Arc<dyn CouponStore>,
@@ -50,8 +43,10 @@ impl CouponService {
         match self.store.redeem(caller.team_id()?, id, self.clock.now()).await? {
             RedeemOutcome::Redeemed(reservation) => Ok(reservation),
             RedeemOutcome::NotFound => Err(CouponError::NotFound),
-            RedeemOutcome::Expired(_) => Err(CouponError::NotRedeemable("expired")),
-            RedeemOutcome::NotActive(reservation) => Err(CouponError::NotRedeemable(reservation.state.as_str())),
+            RedeemOutcome::Expired(_) => Err(CouponError::Domain(NotRedeemable("expired"))),
+            RedeemOutcome::NotActive(reservation) => {
+                Err(CouponError::Domain(NotRedeemable(reservation.state.as_str())))
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, ValidationErrors};
+use opsd_core::{Caller, Clock, LocationId, StoreError, ValidationErrors};
 use time::Duration;
 
 use crate::contact::{Contact, ContactId, NewContact};
@@ -8,17 +8,7 @@ use crate::cursor::Cursor;
 use crate::incident::{Comment, Incident, IncidentDetail, IncidentId, IncidentNotes, NewIncident, Status};
 use crate::ports::{ContactStore, CreateIncidentError, IncidentFilter, IncidentStore};
 
-#[derive(Debug, thiserror::Error)]
-pub enum IncidentError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("not found")]
-    NotFound,
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+pub type IncidentError = opsd_core::ServiceError;
 
 /// What a listing asks for, as the query gave it.
 #[derive(Debug, Clone, Default)]
@@ -143,6 +133,7 @@ impl IncidentService {
 #[cfg(test)]
 mod tests {
     use mockall::predicate::{always, eq};
+    use opsd_core::Forbidden;
     use opsd_core::{MockClock, Role, TeamId, TeamMembership, UserId};
     use time::OffsetDateTime;
     use uuid::Uuid;

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, TeamId, UserId, ValidationErrors};
+use opsd_core::{Caller, Clock, LocationId, StoreError, TeamId, UserId, ValidationErrors};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
@@ -49,15 +49,7 @@ pub struct Announcement {
     pub location_id: Option<LocationId>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum AnnouncementError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+pub type AnnouncementError = opsd_core::ServiceError;
 
 pub struct AnnouncementService {
     store: Arc<dyn AnnouncementStore>,

@@ -9,7 +9,8 @@ const FAILURE_THRESHOLD: u32 = 5;
 /// (`OPTIMIZATION_BREAKER_OPEN_SECONDS`).
 pub const DEFAULT_OPEN_FOR: Duration = Duration::seconds(30);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("circuit open")]
 pub struct CircuitOpen {
     pub retry_after_seconds: u64,
 }

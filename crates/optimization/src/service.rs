@@ -9,17 +9,8 @@ use crate::model::SalesRow;
 use crate::ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
 use crate::report::{RenderedReport, ReportRenderer};
 
-#[derive(Debug, thiserror::Error)]
-pub enum OptimizationError {
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("unknown team or location")]
-    NotFound,
-    #[error("circuit open")]
-    CircuitOpen(CircuitOpen),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+/// An unknown team or location is `NotFound`; an open circuit is the domain's own answer.
+pub type OptimizationError = opsd_core::ServiceError<CircuitOpen>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheStatus {
@@ -105,7 +96,7 @@ impl OptimizationService {
 
     /// Runs a store read through the circuit breaker.
     async fn guarded<T>(&self, call: impl Future<Output = Result<T, StoreError>>) -> Result<T, OptimizationError> {
-        let permit = self.breaker.admit().map_err(OptimizationError::CircuitOpen)?;
+        let permit = self.breaker.admit().map_err(OptimizationError::Domain)?;
         match call.await {
             Ok(value) => {
                 permit.success();
@@ -198,7 +189,7 @@ mod tests {
             assert!(matches!(service.report(query()).await, Err(OptimizationError::Store(_))));
         }
         let error = service.report(query()).await.unwrap_err();
-        assert!(matches!(error, OptimizationError::CircuitOpen(CircuitOpen { retry_after_seconds: 30 })));
+        assert!(matches!(error, OptimizationError::Domain(CircuitOpen { retry_after_seconds: 30 })));
     }
 
     #[tokio::test]

@@ -1,29 +1,25 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use opsd_core::{Caller, Clock, Forbidden, OutboundUrlPolicy, StoreError, UserId, ValidationErrors};
+use opsd_core::{Caller, Clock, OutboundUrlPolicy, StoreError, UserId, ValidationErrors};
 
 use crate::model::{Message, SendSummary, Subscription};
-use crate::ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
+use crate::ports::{DeliveryResult, MemberDirectory, PushSender, RateLimiter, SubscriptionStore};
 
 pub const SUBSCRIBE_LIMIT_PER_MINUTE: u32 = 30;
 pub const SEND_LIMIT_PER_MINUTE: u32 = 10;
 /// Deliveries in flight at once for one send.
 const CONCURRENT_DELIVERIES: usize = 16;
 
-#[derive(Debug, thiserror::Error)]
-pub enum PushError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("rate limited")]
-    RateLimited(RateLimited),
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PushRefusal {
     #[error("VAPID keys are not configured")]
     NotConfigured,
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    #[error("the target is not a member of the caller's team, or the caller is not its admin")]
+    ForeignTarget,
 }
+
+pub type PushError = opsd_core::ServiceError<PushRefusal>;
 
 pub struct PushService {
     subscriptions: Arc<dyn SubscriptionStore>,
@@ -80,7 +76,7 @@ impl PushService {
         message: Result<Message, ValidationErrors>,
     ) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
-            return Err(PushError::NotConfigured);
+            return Err(PushError::Domain(PushRefusal::NotConfigured));
         }
         self.limit(&caller.user_id, "send", SEND_LIMIT_PER_MINUTE).await?;
         let Message { notification, target } = message?;
@@ -88,9 +84,10 @@ impl PushService {
             None => caller.user_id.clone(),
             Some(target) if target == caller.user_id => target,
             Some(target) => {
-                let team = caller.admin_team()?;
+                let foreign = || PushError::Domain(PushRefusal::ForeignTarget);
+                let team = caller.admin_team().map_err(|_| foreign())?;
                 if !self.members.is_member(team, &target).await? {
-                    return Err(Forbidden::NotAdmin.into());
+                    return Err(foreign());
                 }
                 target
             }
@@ -105,7 +102,7 @@ impl PushService {
         notification: &crate::model::Notification,
     ) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
-            return Err(PushError::NotConfigured);
+            return Err(PushError::Domain(PushRefusal::NotConfigured));
         }
         Ok(self.deliver(user, &notification.to_json()).await?)
     }
@@ -117,7 +114,7 @@ impl PushService {
         notification: &crate::model::Notification,
     ) -> Result<SendSummary, PushError> {
         if !self.sender.is_configured() {
-            return Err(PushError::NotConfigured);
+            return Err(PushError::Domain(PushRefusal::NotConfigured));
         }
         let admins = self.members.admins(team).await?;
         self.deliver_to_all(&admins, notification).await
@@ -168,6 +165,7 @@ impl PushService {
 
 #[cfg(test)]
 mod tests {
+    use opsd_core::RateLimited;
     use opsd_core::{MockClock, MockOutboundUrlPolicy, Role, TeamId, TeamMembership};
     use time::OffsetDateTime;
     use uuid::Uuid;
@@ -266,9 +264,9 @@ mod tests {
             service(MockSubscriptionStore::new(), members, sender, allow_all())
         };
         let as_member = service_for(true).send(&caller(Role::Member), request(Some("user_2"))).await;
-        assert!(matches!(as_member, Err(PushError::Forbidden(Forbidden::NotAdmin))));
+        assert!(matches!(as_member, Err(PushError::Domain(PushRefusal::ForeignTarget))));
         let outside = service_for(false).send(&caller(Role::Admin), request(Some("user_9"))).await;
-        assert!(matches!(outside, Err(PushError::Forbidden(_))));
+        assert!(matches!(outside, Err(PushError::Domain(PushRefusal::ForeignTarget))));
     }
 
     #[tokio::test]
@@ -293,6 +291,6 @@ mod tests {
         let error = service(MockSubscriptionStore::new(), MockMemberDirectory::new(), sender, MockRateLimiter::new())
             .send(&caller(Role::Member), request(None))
             .await;
-        assert!(matches!(error, Err(PushError::NotConfigured)));
+        assert!(matches!(error, Err(PushError::Domain(PushRefusal::NotConfigured))));
     }
 }

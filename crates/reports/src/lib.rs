@@ -8,4 +8,4 @@ pub use model::{EmployeeReview, ManagerReport, NewManagerReport, NewShiftReport,
 #[cfg(any(test, feature = "mock"))]
 pub use ports::MockReportStore;
 pub use ports::{ReportStore, SaveReportError};
-pub use service::{ReportError, ReportRange, ReportService};
+pub use service::{Duplicate, ReportError, ReportRange, ReportService};

@@ -1,24 +1,17 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, Forbidden, LocationId, StoreError, ValidationErrors, parse_iso_date};
+use opsd_core::{Caller, Clock, LocationId, ValidationErrors, parse_iso_date};
 use time::{Date, Duration};
 
 use crate::model::{ManagerReport, NewManagerReport, NewShiftReport, ShiftReport};
 use crate::ports::{ReportStore, SaveReportError};
 
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("a report for this slot exists")]
-    Duplicate(uuid::Uuid),
-    #[error("not found")]
-    NotFound,
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+/// A report for the slot exists: the existing report's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a report for this slot exists")]
+pub struct Duplicate(pub uuid::Uuid);
+
+pub type ReportError = opsd_core::ServiceError<Duplicate>;
 
 impl From<SaveReportError> for ReportError {
     fn from(error: SaveReportError) -> Self {
@@ -26,7 +19,7 @@ impl From<SaveReportError> for ReportError {
             SaveReportError::LocationNotInTeam => {
                 ValidationErrors::single("locationId", "is not a location of your team").into()
             }
-            SaveReportError::Duplicate(existing) => ReportError::Duplicate(existing),
+            SaveReportError::Duplicate(existing) => ReportError::Domain(Duplicate(existing)),
             SaveReportError::Store(error) => error.into(),
         }
     }
@@ -112,6 +105,7 @@ impl ReportService {
 
 #[cfg(test)]
 mod tests {
+    use opsd_core::Forbidden;
     use opsd_core::{MockClock, Role, TeamId, TeamMembership, UserId};
     use time::OffsetDateTime;
     use uuid::Uuid;
@@ -155,7 +149,7 @@ mod tests {
         let mut store = MockReportStore::new();
         store.expect_create_manager_report().returning(move |_, _, _, _| Err(SaveReportError::Duplicate(existing)));
         let error = service(store).submit_manager(&caller(Role::Admin), manager_request()).await;
-        assert!(matches!(error, Err(ReportError::Duplicate(id)) if id == existing));
+        assert!(matches!(error, Err(ReportError::Domain(Duplicate(id))) if id == existing));
     }
 
     #[tokio::test]

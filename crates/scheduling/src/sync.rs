@@ -1,7 +1,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use opsd_core::{Clock, Department, LocationId, StoreError, TeamCacheInvalidation, ValidationErrors};
+use opsd_core::{Clock, Department, LocationId, StoreError, TeamCacheInvalidation};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use time::{Duration, Time};
@@ -189,13 +189,7 @@ impl LegacyScheduleView {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ScheduleViewError {
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+pub type ScheduleViewError = opsd_core::ServiceError;
 
 fn place_all(
     location: &SyncLocation,

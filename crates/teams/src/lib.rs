@@ -8,4 +8,4 @@ pub use location::{Location, LocationSlug, NewLocation, TimeZoneName};
 pub use ports::{LocationStore, SaveLocationError, TeamSettingsStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockLocationStore, MockTeamSettingsStore};
-pub use service::{TeamError, TeamService};
+pub use service::{SlugTaken, TeamError, TeamService};

@@ -1,21 +1,15 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Forbidden, OutboundUrlPolicy, StoreError, ValidationErrors};
+use opsd_core::{Caller, OutboundUrlPolicy, ValidationErrors};
 
 use crate::location::{Location, NewLocation};
 use crate::ports::{LocationStore, SaveLocationError, TeamSettingsStore};
 
-#[derive(Debug, thiserror::Error)]
-pub enum TeamError {
-    #[error(transparent)]
-    Forbidden(#[from] Forbidden),
-    #[error(transparent)]
-    Invalid(#[from] ValidationErrors),
-    #[error("the slug is taken")]
-    SlugTaken,
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the slug is taken")]
+pub struct SlugTaken;
+
+pub type TeamError = opsd_core::ServiceError<SlugTaken>;
 
 pub struct TeamService {
     locations: Arc<dyn LocationStore>,
@@ -35,7 +29,7 @@ impl TeamService {
     pub async fn create_location(&self, caller: &Caller, location: NewLocation) -> Result<Location, TeamError> {
         let team = caller.admin_team()?;
         self.locations.create(team, &location).await.map_err(|error| match error {
-            SaveLocationError::SlugTaken => TeamError::SlugTaken,
+            SaveLocationError::SlugTaken => TeamError::Domain(SlugTaken),
             SaveLocationError::Store(error) => TeamError::Store(error),
         })
     }
@@ -65,6 +59,7 @@ impl TeamService {
 #[cfg(test)]
 mod tests {
     use mockall::predicate::eq;
+    use opsd_core::Forbidden;
     use opsd_core::{MockOutboundUrlPolicy, Role, TeamId, TeamMembership, UrlRejected, UserId};
 
     use super::*;
@@ -102,7 +97,7 @@ mod tests {
         let service = service(locations, MockTeamSettingsStore::new(), MockOutboundUrlPolicy::new());
         let new = NewLocation::parse("Downtown", "downtown", "UTC", None).unwrap();
         let error = service.create_location(&caller(Role::Admin), new).await.unwrap_err();
-        assert!(matches!(error, TeamError::SlugTaken));
+        assert!(matches!(error, TeamError::Domain(SlugTaken)));
     }
 
     #[tokio::test]

@@ -3,7 +3,6 @@
 mod wire;
 
 use actix_web::{HttpResponse, web};
-use opsd_optimization::OptimizationError;
 
 pub use wire::{
     DailyRow, DayGoalBody, GoalRequest, GoalsQuery, GoalsRequest, GoalsResponse, LaborRow, OptimizationQuery,
@@ -17,19 +16,6 @@ use crate::state::AppState;
 
 /// Sales batches of up to 10,000 rows need more than the general 256 KiB body limit.
 pub const SALES_BODY_LIMIT: usize = 4 * 1024 * 1024;
-
-impl From<OptimizationError> for ApiError {
-    fn from(error: OptimizationError) -> Self {
-        match error {
-            OptimizationError::Invalid(errors) => errors.into(),
-            OptimizationError::NotFound => ApiError::NotFound,
-            OptimizationError::CircuitOpen(open) => {
-                ApiError::CircuitOpen { retry_after_seconds: open.retry_after_seconds }
-            }
-            OptimizationError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// A cached report's JSON handed to the response without a copy.
 struct CachedJson(std::sync::Arc<opsd_optimization::RenderedReport>);

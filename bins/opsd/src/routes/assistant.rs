@@ -5,27 +5,12 @@ mod wire;
 use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};
 use futures::StreamExt;
-use opsd_assistant::ChatError;
 
 use crate::errors::ApiError;
 use crate::extract::{BearerCaller, JsonBody};
 use crate::state::AppState;
 
 pub use wire::{ChatRequest, MessageIn};
-
-impl From<ChatError> for ApiError {
-    fn from(error: ChatError) -> Self {
-        match error {
-            ChatError::Forbidden(forbidden) => forbidden.into(),
-            ChatError::Invalid(errors) => errors.into(),
-            ChatError::ThreadNotFound => ApiError::NotFound,
-            ChatError::RateLimited(limited) => {
-                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds }
-            }
-            ChatError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// Streams the assistant's answer as Server-Sent Events (`x-vercel-ai-ui-message-stream: v1`):
 /// `data: {chunk}` events closed by `data: [DONE]`. A failed provider or tool step is an `error`

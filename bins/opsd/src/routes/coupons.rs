@@ -3,7 +3,7 @@
 mod wire;
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use opsd_coupons::{CouponError, IntakeError, OfferId, ReservationId};
+use opsd_coupons::{IntakeError, OfferId, ReservationId};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -14,21 +14,6 @@ use crate::routes::webhooks::signed_delivery;
 use crate::state::AppState;
 
 pub use wire::{Offer, OfferRequest, Reservation};
-
-impl From<CouponError> for ApiError {
-    fn from(error: CouponError) -> Self {
-        match error {
-            CouponError::Forbidden(forbidden) => forbidden.into(),
-            CouponError::Invalid(errors) => errors.into(),
-            CouponError::NotFound => ApiError::NotFound,
-            CouponError::NotRedeemable(_) => ApiError::Conflict {
-                detail: "The reservation is no longer active (expired, redeemed or cancelled).",
-                existing_id: None,
-            },
-            CouponError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// Creates an offer with capacity at one of the team's locations (admin).
 #[utoipa::path(post, path = "/api/coupons/offers", tags = ["coupons"], request_body = OfferRequest,

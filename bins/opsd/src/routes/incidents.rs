@@ -3,7 +3,7 @@
 mod wire;
 
 use actix_web::{HttpResponse, web};
-use opsd_incidents::{ContactId, IncidentError, IncidentId};
+use opsd_incidents::{ContactId, IncidentId};
 use uuid::Uuid;
 
 pub use wire::{
@@ -14,17 +14,6 @@ pub use wire::{
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody, QueryParams};
 use crate::state::AppState;
-
-impl From<IncidentError> for ApiError {
-    fn from(error: IncidentError) -> Self {
-        match error {
-            IncidentError::Forbidden(forbidden) => forbidden.into(),
-            IncidentError::Invalid(errors) => errors.into(),
-            IncidentError::NotFound => ApiError::NotFound,
-            IncidentError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// Reports an incident at one of the team's locations; it starts `reported`.
 #[utoipa::path(post, path = "/api/incidents", tags = ["incidents"], request_body = IncidentRequest,

@@ -3,7 +3,6 @@
 mod wire;
 
 use actix_web::{HttpResponse, web};
-use opsd_nudges::AnnouncementError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -13,16 +12,6 @@ use crate::routes::cron::call;
 use crate::state::AppState;
 
 pub use wire::{Announcement, AnnouncementRequest};
-
-impl From<AnnouncementError> for ApiError {
-    fn from(error: AnnouncementError) -> Self {
-        match error {
-            AnnouncementError::Forbidden(forbidden) => forbidden.into(),
-            AnnouncementError::Invalid(errors) => errors.into(),
-            AnnouncementError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// Nudges the team chat about today's unfiled shift and manager reports (today where each location
 /// is), each at most once.

@@ -3,7 +3,6 @@
 mod wire;
 
 use actix_web::{HttpResponse, web};
-use opsd_push::PushError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -12,22 +11,6 @@ use crate::extract::{BearerCaller, JsonBody, SessionCaller};
 use crate::state::AppState;
 
 pub use wire::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
-
-impl From<PushError> for ApiError {
-    fn from(error: PushError) -> Self {
-        match error {
-            PushError::Forbidden(_) => {
-                ApiError::Forbidden("Sending to another user needs the admin role and a target in your team.")
-            }
-            PushError::Invalid(errors) => errors.into(),
-            PushError::RateLimited(limited) => {
-                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds }
-            }
-            PushError::NotConfigured => ApiError::NotConfigured("Web push (VAPID keys)"),
-            PushError::Store(error) => error.into(),
-        }
-    }
-}
 
 #[derive(Serialize, ToSchema)]
 pub struct Subscribed {

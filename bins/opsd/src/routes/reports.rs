@@ -3,7 +3,6 @@
 mod wire;
 
 use actix_web::{HttpResponse, web};
-use opsd_reports::ReportError;
 
 pub use wire::{
     EmployeeReviewBody, EmployeeReviewRequest, ManagerReport, ManagerReportRequest, ReportQuery, ShiftReport,
@@ -13,21 +12,6 @@ pub use wire::{
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody, QueryParams};
 use crate::state::AppState;
-
-impl From<ReportError> for ApiError {
-    fn from(error: ReportError) -> Self {
-        match error {
-            ReportError::Forbidden(forbidden) => forbidden.into(),
-            ReportError::Invalid(errors) => errors.into(),
-            ReportError::Duplicate(existing) => ApiError::Conflict {
-                detail: "A report for this location, date and shift exists.",
-                existing_id: Some(existing.to_string()),
-            },
-            ReportError::NotFound => ApiError::NotFound,
-            ReportError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// Files an end-of-shift report; one per location, date and shift (a second is 409 naming the first).
 #[utoipa::path(post, path = "/api/reports/shift", tags = ["reports"], request_body = ShiftReportRequest,

@@ -3,7 +3,6 @@
 mod wire;
 
 use actix_web::{HttpResponse, web};
-use opsd_scheduling::ScheduleViewError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -13,15 +12,6 @@ use crate::routes::cron::call;
 use crate::state::AppState;
 
 pub use wire::{ScheduleView, ScheduleViewQuery, ViewShift};
-
-impl From<ScheduleViewError> for ApiError {
-    fn from(error: ScheduleViewError) -> Self {
-        match error {
-            ScheduleViewError::Invalid(errors) => errors.into(),
-            ScheduleViewError::Store(error) => error.into(),
-        }
-    }
-}
 
 /// What a sync job answers: its report, or `{"status":"skipped"}` while another run holds the lock,
 /// or `{"status":"disabled"}` without provider credentials.

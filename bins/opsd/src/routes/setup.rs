@@ -1,7 +1,7 @@
 //! Setting a team up: locations and team settings.
 
 use actix_web::{HttpResponse, web};
-use opsd_teams::{Location, NewLocation, TeamError};
+use opsd_teams::{Location, NewLocation};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -10,17 +10,6 @@ use uuid::Uuid;
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody};
 use crate::state::AppState;
-
-impl From<TeamError> for ApiError {
-    fn from(error: TeamError) -> Self {
-        match error {
-            TeamError::Forbidden(forbidden) => forbidden.into(),
-            TeamError::Invalid(errors) => errors.into(),
-            TeamError::SlugTaken => ApiError::Conflict { detail: "The slug is taken.", existing_id: None },
-            TeamError::Store(error) => error.into(),
-        }
-    }
-}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
