@@ -15,19 +15,7 @@ struct Team {
 /// A team with one location in Chicago (UTC-6 in November).
 async fn team() -> Team {
     let app = TestApp::spawn().await;
-    let location = app
-        .post_json(
-            "/api/locations",
-            app.tokens.admin("user_1", "org_1"),
-            &json!({ "name": "Downtown", "slug": "downtown", "timezone": "America/Chicago" }),
-        )
-        .await
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let location = app.create_location("org_1", "downtown").await;
     Team { app, location }
 }
 

@@ -136,15 +136,8 @@ async fn a_streamed_answer_with_a_tool_step_in_the_ui_message_protocol() {
         first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
     assert_eq!(tools, ["week_labor_summary", "open_incidents", "day_schedule"]);
 
-    let stored: Vec<(String, String)> = app
-        .pg()
-        .await
-        .query("SELECT role, content FROM assistant_messages ORDER BY created_at, id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let stored: Vec<(String, String)> =
+        app.text_pairs("SELECT role, content FROM assistant_messages ORDER BY created_at, id").await;
     assert_eq!(
         stored,
         [

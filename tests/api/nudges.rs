@@ -20,15 +20,7 @@ async fn setup(status: u16, delay: Duration) -> Setup {
     let chat = MockServer::start().await;
     Mock::given(method("POST")).respond_with(ResponseTemplate::new(status).set_delay(delay)).mount(&chat).await;
     let admin = app.tokens.admin("user_admin", "org_1");
-    let location = app
-        .post_json("/api/locations", &admin, &json!({ "name": "Downtown", "slug": "downtown", "timezone": "UTC" }))
-        .await
-        .json::<Value>()
-        .await
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let location = app.create_location_in("org_1", "Downtown", "UTC").await;
     app.put("/api/team/settings")
         .bearer_auth(&admin)
         .json(&json!({ "chatWebhookUrl": format!("{}/hook", chat.uri()) }))
@@ -278,13 +270,8 @@ async fn announcement_pushes_leave_through_an_outbox_once_each_and_outlive_a_dea
     create("First").await.unwrap();
     assert_eq!(run().await, json!({ "status": "ok", "published": 1, "pushed": 2 }));
     let pg = setup.app.pg().await;
-    let outbox: Vec<(String, String)> = pg
-        .query("SELECT user_id, state FROM announcement_pushes ORDER BY user_id", &[])
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let outbox: Vec<(String, String)> =
+        setup.app.text_pairs("SELECT user_id, state FROM announcement_pushes ORDER BY user_id").await;
     assert_eq!(
         outbox,
         [("user_a".into(), "done".into()), ("user_admin".into(), "done".into()), ("user_b".into(), "done".into())],

@@ -72,15 +72,7 @@ async fn sync_seconds(per_location: i64) -> f64 {
         provider.fake.set_shifts(&provider_id, shifts);
     }
     let started = Instant::now();
-    let report: serde_json::Value = app
-        .get("/cron/sync-schedule-from-7shifts")
-        .bearer_auth(CRON_SECRET)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let report = app.get_json("/cron/sync-schedule-from-7shifts", CRON_SECRET).await;
     let seconds = started.elapsed().as_secs_f64();
     assert_eq!(report["inserted"], 20 * per_location, "{report}");
     seconds
@@ -102,16 +94,9 @@ async fn push_seconds() -> f64 {
         .unwrap();
     }
     let started = Instant::now();
-    let summary: serde_json::Value = app
-        .post("/api/push/send")
-        .bearer_auth(app.tokens.member("user_bench", "org_bench"))
-        .json(&json!({ "title": "Bench", "body": "200 devices" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let token = app.tokens.member("user_bench", "org_bench");
+    let sent = app.post_json("/api/push/send", token, &json!({ "title": "Bench", "body": "200 devices" })).await;
+    let summary: serde_json::Value = sent.json().await.unwrap();
     let seconds = started.elapsed().as_secs_f64();
     assert_eq!(summary["sent"], 200, "{summary}");
     seconds

@@ -139,6 +139,11 @@ impl TestApp {
         client
     }
 
+    /// The rows of a two-column text query.
+    pub async fn text_pairs(&self, sql: &str) -> Vec<(String, String)> {
+        self.pg().await.query(sql, &[]).await.unwrap().iter().map(|r| (r.get(0), r.get(1))).collect()
+    }
+
     pub async fn count(&self, table: &str) -> i64 {
         let pg = self.pg().await;
         pg.query_one(&format!("SELECT count(*) FROM {table}"), &[]).await.unwrap().get(0)
@@ -161,13 +166,15 @@ impl TestApp {
     }
 
     pub async fn create_location(&self, team: &str, slug: &str) -> String {
-        let response = self
-            .post("/api/locations")
-            .bearer_auth(self.tokens.admin("user_admin", team))
-            .json(&serde_json::json!({ "name": slug, "slug": slug, "timezone": "America/Chicago" }))
-            .send()
-            .await
-            .unwrap();
+        self.create_location_in(team, slug, "America/Chicago").await
+    }
+
+    /// Creates a location named `name` (its slug the name in lower case) of `team`, as its admin
+    /// `user_admin`, in `timezone`; answers its id.
+    pub async fn create_location_in(&self, team: &str, name: &str, timezone: &str) -> String {
+        let slug = name.to_lowercase();
+        let body = serde_json::json!({ "name": name, "slug": slug, "timezone": timezone });
+        let response = self.post_json("/api/locations", self.tokens.admin("user_admin", team), &body).await;
         assert_eq!(response.status(), 201, "creating location {slug}");
         response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
     }

@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::atomic::Ordering;
 
 use opsd_test_db::TestDatabase;
-use support::{counting, free_port, token, vapid_keys, wait_ready};
+use support::{counting, free_port, json_of, token, vapid_keys, wait_ready};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn push_deliveries_ignore_proxy_variables() {
@@ -57,16 +57,8 @@ async fn push_deliveries_ignore_proxy_variables() {
         .await
         .unwrap();
     assert_eq!(subscribed.status(), 200);
-    let sent: serde_json::Value = client
-        .post(format!("{base}/api/push/send"))
-        .bearer_auth(&token)
-        .json(&serde_json::json!({ "title": "Hi" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let send = client.post(format!("{base}/api/push/send")).bearer_auth(&token);
+    let sent = json_of(send.json(&serde_json::json!({ "title": "Hi" }))).await;
     assert_eq!(sent["sent"], 1, "{sent}");
     assert_eq!(pushed.load(Ordering::SeqCst), 1, "the push went straight to its endpoint");
     assert_eq!(proxied.load(Ordering::SeqCst), 0, "nothing went through the proxy");

@@ -6,7 +6,7 @@ mod support;
 use std::process::Stdio;
 
 use opsd_test_db::TestDatabase;
-use support::{counting, free_port, token, vapid_keys, wait_ready};
+use support::{counting, free_port, json_of, token, vapid_keys, wait_ready};
 
 const API_KEY: &str = "api-key-4b1d9e0c-never-logged";
 const CRON_SECRET: &str = "cron-secret-77aa31-never-logged";
@@ -60,18 +60,9 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
     wait_ready(&client, &base).await;
 
     let user = token("user_secret", "org_secret");
-    let location: serde_json::Value = client
-        .post(format!("{base}/api/locations"))
-        .bearer_auth(&user)
-        .json(
-            &serde_json::json!({ "name": "Secret", "slug": "secret", "timezone": "UTC", "schedulerLocationId": "100" }),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body =
+        serde_json::json!({ "name": "Secret", "slug": "secret", "timezone": "UTC", "schedulerLocationId": "100" });
+    let location = json_of(client.post(format!("{base}/api/locations")).bearer_auth(&user).json(&body)).await;
     for job in [
         "keep-alive",
         "report-reminder",

@@ -289,7 +289,7 @@ fn answer(
 #[cfg(test)]
 mod tests {
     use opsd_core::RateLimited;
-    use opsd_core::{MockClock, Role as TeamRole, TeamId, TeamMembership, UserId};
+    use opsd_core::{MockClock, Role as TeamRole, UserId};
     use serde_json::json;
     use time::OffsetDateTime;
 
@@ -299,10 +299,7 @@ mod tests {
     use crate::ports::{MockLanguageModel, MockThreadStore, MockTools, MockUsageStore};
 
     fn caller() -> Caller {
-        Caller {
-            user_id: UserId::new("user_1"),
-            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role: TeamRole::Member }),
-        }
+        Caller::in_team("user_1", "org_1", TeamRole::Member)
     }
 
     fn clock() -> Arc<MockClock> {

@@ -1,9 +1,11 @@
 use crate::{TeamId, UserId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    Admin,
-    Member,
+crate::wire_enum! {
+    #[strum(serialize_all = "lowercase")]
+    pub enum Role {
+        Admin,
+        Member,
+    }
 }
 
 impl Role {
@@ -12,21 +14,6 @@ impl Role {
         match role {
             "admin" | "org:admin" => Role::Admin,
             _ => Role::Member,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Member => "member",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        match stored {
-            "admin" => Some(Role::Admin),
-            "member" => Some(Role::Member),
-            _ => None,
         }
     }
 }
@@ -42,6 +29,13 @@ pub struct TeamMembership {
 pub struct Caller {
     pub user_id: UserId,
     pub membership: Option<TeamMembership>,
+}
+
+impl Caller {
+    /// A user whose current team is `team`, with `role` in it.
+    pub fn in_team(user: &str, team: &str, role: Role) -> Self {
+        Self { user_id: UserId::new(user), membership: Some(TeamMembership { team_id: TeamId::new(team), role }) }
+    }
 }
 
 /// The caller lacks a team or the role an operation needs.

@@ -1,26 +1,13 @@
-/// Where a shift's labor counts: front of house, back of house, or other.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantNames,
-)]
-pub enum Department {
-    #[strum(serialize = "FOH")]
-    Foh,
-    #[strum(serialize = "BOH")]
-    Boh,
-    Other,
+crate::wire_enum! {
+    /// Where a shift's labor counts: front of house, back of house, or other.
+    pub enum Department {
+        #[strum(serialize = "FOH")]
+        Foh,
+        #[strum(serialize = "BOH")]
+        Boh,
+        Other,
+    }
 }
-
-crate::wire_enum!(Department);
 
 #[cfg(test)]
 mod tests {

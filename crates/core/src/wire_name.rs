@@ -3,13 +3,22 @@
 
 pub use strum::{IntoStaticStr, VariantNames};
 
-/// The name of each value and its parsing, and serde by those names: `wire_enum!(Severity)` after
-/// `#[derive(strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]` with the names in
-/// `#[strum(...)]`. An unknown name fails as serde's own enums do: "unknown variant `x`, expected
-/// one of ...".
+/// Declares a plain enum whose names are given by its `#[strum(...)]` attributes, with the name of
+/// each value, its parsing, and serde by those names. An unknown name fails as serde's own enums
+/// do: "unknown variant `x`, expected one of ...".
 #[macro_export]
 macro_rules! wire_enum {
-    ($($ty:ty),+ $(,)?) => {$(
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $ty:ident { $($(#[$variant_meta:meta])* $variant:ident),+ $(,)? }
+    ) => {
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
+            strum::IntoStaticStr, strum::EnumString, strum::VariantNames,
+        )]
+        $(#[$meta])*
+        $vis enum $ty { $($(#[$variant_meta])* $variant),+ }
+
         impl $ty {
             pub fn as_str(self) -> &'static str {
                 self.into()
@@ -46,5 +55,5 @@ macro_rules! wire_enum {
                 deserializer.deserialize_str(Visitor)
             }
         }
-    )+};
+    };
 }

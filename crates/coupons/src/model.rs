@@ -8,17 +8,16 @@ pub struct OfferId(pub Uuid);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ReservationId(pub Uuid);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
-#[strum(serialize_all = "lowercase")]
-pub enum ReservationState {
-    Active,
-    Redeemed,
-    Cancelled,
-    /// The expired state: capacity was released.
-    Expired,
+opsd_core::wire_enum! {
+    #[strum(serialize_all = "lowercase")]
+    pub enum ReservationState {
+        Active,
+        Redeemed,
+        Cancelled,
+        /// The expired state: capacity was released.
+        Expired,
+    }
 }
-
-opsd_core::wire_enum!(ReservationState);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Offer {

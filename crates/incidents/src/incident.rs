@@ -7,19 +7,18 @@ use crate::contact::{ContactId, NewContact};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct IncidentId(pub Uuid);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
-pub enum IncidentType {
-    Injury,
-    #[strum(serialize = "Near Miss")]
-    NearMiss,
-    #[strum(serialize = "Spill / Slip Hazard")]
-    SpillSlipHazard,
-    Complaint,
-    Maintenance,
-    Stockout,
+opsd_core::wire_enum! {
+    pub enum IncidentType {
+        Injury,
+        #[strum(serialize = "Near Miss")]
+        NearMiss,
+        #[strum(serialize = "Spill / Slip Hazard")]
+        SpillSlipHazard,
+        Complaint,
+        Maintenance,
+        Stockout,
+    }
 }
-
-opsd_core::wire_enum!(IncidentType);
 
 impl IncidentType {
     pub const ALL: [IncidentType; 6] = [
@@ -32,28 +31,26 @@ impl IncidentType {
     ];
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
-#[strum(serialize_all = "lowercase")]
-pub enum Severity {
-    Low,
-    Medium,
-    High,
-    Critical,
+opsd_core::wire_enum! {
+    #[strum(serialize_all = "lowercase")]
+    pub enum Severity {
+        Low,
+        Medium,
+        High,
+        Critical,
+    }
 }
 
-opsd_core::wire_enum!(Severity);
-
-/// Any status may follow any other; a new incident is `reported`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
-#[strum(serialize_all = "lowercase")]
-pub enum Status {
-    Reported,
-    Investigating,
-    Deferred,
-    Resolved,
+opsd_core::wire_enum! {
+    /// Any status may follow any other; a new incident is `reported`.
+    #[strum(serialize_all = "lowercase")]
+    pub enum Status {
+        Reported,
+        Investigating,
+        Deferred,
+        Resolved,
+    }
 }
-
-opsd_core::wire_enum!(Status);
 
 /// 1 to 5000 characters (Unicode scalar values), not only whitespace.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -134,7 +134,7 @@ impl IncidentService {
 mod tests {
     use mockall::predicate::{always, eq};
     use opsd_core::Forbidden;
-    use opsd_core::{MockClock, Role, TeamId, TeamMembership, UserId};
+    use opsd_core::{MockClock, Role, TeamId, UserId};
     use time::OffsetDateTime;
     use uuid::Uuid;
 
@@ -145,10 +145,7 @@ mod tests {
     const NOW: i64 = 1_795_348_800;
 
     fn caller(role: Role) -> Caller {
-        Caller {
-            user_id: UserId::new("user_1"),
-            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }),
-        }
+        Caller::in_team("user_1", "org_1", role)
     }
 
     fn clock() -> Arc<MockClock> {

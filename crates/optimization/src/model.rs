@@ -4,27 +4,14 @@ use opsd_core::{LocationId, Money};
 use rust_decimal::Decimal;
 use time::Date;
 
-/// A daypart block of sales.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantNames,
-)]
-pub enum Block {
-    Lunch,
-    Dinner,
-    LateNight,
+opsd_core::wire_enum! {
+    /// A daypart block of sales.
+    pub enum Block {
+        Lunch,
+        Dinner,
+        LateNight,
+    }
 }
-
-opsd_core::wire_enum!(Block);
 
 /// Sales of one (date, block), summed over the locations in scope.
 #[derive(Debug, Clone, PartialEq)]

@@ -166,7 +166,7 @@ impl PushService {
 #[cfg(test)]
 mod tests {
     use opsd_core::RateLimited;
-    use opsd_core::{MockClock, MockOutboundUrlPolicy, Role, TeamId, TeamMembership};
+    use opsd_core::{MockClock, MockOutboundUrlPolicy, Role};
     use time::OffsetDateTime;
     use uuid::Uuid;
 
@@ -177,10 +177,7 @@ mod tests {
     use crate::ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
 
     fn caller(role: Role) -> Caller {
-        Caller {
-            user_id: UserId::new("user_1"),
-            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }),
-        }
+        Caller::in_team("user_1", "org_1", role)
     }
 
     fn allow_all() -> MockRateLimiter {

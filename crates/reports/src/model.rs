@@ -2,29 +2,16 @@ use opsd_core::{LocationId, Money, UserId};
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-/// The report shifts, by local start time: morning before 11:00, afternoon 11:00 to 15:59, evening
-/// from 16:00. Ordered as the day runs.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantNames,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum ReportShift {
-    Morning,
-    Afternoon,
-    Evening,
+opsd_core::wire_enum! {
+    /// The report shifts, by local start time: morning before 11:00, afternoon 11:00 to 15:59, evening
+    /// from 16:00. Ordered as the day runs.
+    #[strum(serialize_all = "lowercase")]
+    pub enum ReportShift {
+        Morning,
+        Afternoon,
+        Evening,
+    }
 }
-
-opsd_core::wire_enum!(ReportShift);
 
 impl ReportShift {
     /// The report shift a scheduled shift starting at `hour` (local) belongs to.

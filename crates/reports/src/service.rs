@@ -106,7 +106,7 @@ impl ReportService {
 #[cfg(test)]
 mod tests {
     use opsd_core::Forbidden;
-    use opsd_core::{MockClock, Role, TeamId, TeamMembership, UserId};
+    use opsd_core::{MockClock, Role};
     use time::OffsetDateTime;
     use uuid::Uuid;
 
@@ -114,10 +114,7 @@ mod tests {
     use crate::ports::MockReportStore;
 
     fn caller(role: Role) -> Caller {
-        Caller {
-            user_id: UserId::new("user_1"),
-            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }),
-        }
+        Caller::in_team("user_1", "org_1", role)
     }
 
     fn service(store: MockReportStore) -> ReportService {

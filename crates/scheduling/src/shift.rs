@@ -3,16 +3,15 @@ use rust_decimal::Decimal;
 use time::{Date, OffsetDateTime};
 use time_tz::{OffsetDateTimeExt, Tz};
 
-/// The daypart of a shift, by its local start time: Lunch from 04:00 to 15:59, Dinner 16:00 to
-/// 21:59, LateNight from 22:00 and before 04:00.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::VariantNames)]
-pub enum Daypart {
-    Lunch,
-    Dinner,
-    LateNight,
+opsd_core::wire_enum! {
+    /// The daypart of a shift, by its local start time: Lunch from 04:00 to 15:59, Dinner 16:00 to
+    /// 21:59, LateNight from 22:00 and before 04:00.
+    pub enum Daypart {
+        Lunch,
+        Dinner,
+        LateNight,
+    }
 }
-
-opsd_core::wire_enum!(Daypart);
 
 impl Daypart {
     pub fn of_local_hour(hour: u8) -> Self {

@@ -60,16 +60,13 @@ impl TeamService {
 mod tests {
     use mockall::predicate::eq;
     use opsd_core::Forbidden;
-    use opsd_core::{MockOutboundUrlPolicy, Role, TeamId, TeamMembership, UrlRejected, UserId};
+    use opsd_core::{MockOutboundUrlPolicy, Role, TeamId, UrlRejected};
 
     use super::*;
     use crate::ports::{MockLocationStore, MockTeamSettingsStore};
 
     fn caller(role: Role) -> Caller {
-        Caller {
-            user_id: UserId::new("user_1"),
-            membership: Some(TeamMembership { team_id: TeamId::new("org_1"), role }),
-        }
+        Caller::in_team("user_1", "org_1", role)
     }
 
     fn service(

@@ -57,3 +57,8 @@ pub async fn wait_ready(client: &reqwest::Client, base: &str) {
     }
     panic!("the server did not become ready");
 }
+
+/// The JSON body of a request's answer.
+pub async fn json_of(request: reqwest::RequestBuilder) -> serde_json::Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
