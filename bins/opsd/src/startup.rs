@@ -146,6 +146,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     );
     let identity_webhooks = IdentityWebhookService::new(
         webhook_secret("IDENTITY_WEBHOOK_SECRET", config.identity.webhook_secret.as_ref())?,
+        Arc::new(crate::routes::decode_identity_event),
         Arc::new(PgIdentityEventStore::new(db.clone())),
         cache_invalidation.clone(),
         clock.clone(),
@@ -168,6 +169,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     ));
     if config.coupons.worker_enabled {
         let worker = Arc::new(GuestEventWorker::new(
+            Arc::new(crate::routes::decode_guest_event),
             guest_event_store.clone(),
             coupon_store.clone(),
             Arc::new(PushAlertNotifier { push: push.clone(), locations: locations.clone() }),
@@ -283,6 +285,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         ]),
         guest_events: GuestEventIntake::new(
             webhook_secret("COUPON_WEBHOOK_SECRET", config.coupons.webhook_secret.as_ref())?,
+            Arc::new(crate::routes::decode_guest_event),
             guest_event_store,
             clock.clone(),
         ),

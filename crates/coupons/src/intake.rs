@@ -3,7 +3,7 @@ use std::sync::Arc;
 use opsd_core::{Clock, StoreError, ValidationErrors};
 use opsd_signatures::{SignedDelivery, VerifyError, WebhookSecret};
 
-use crate::events::{GuestEvent, canonical_sha256, raw_sha256};
+use crate::events::{GuestEvent, GuestEventDecoder, canonical_sha256, raw_sha256};
 use crate::ports::{EnqueueOutcome, GuestEventStore, QueuedEvent};
 
 #[derive(Debug, thiserror::Error)]
@@ -31,20 +31,26 @@ pub struct IntakeOutcome {
 /// queue under its stable identity. Receiving authorizes nothing: the worker decides.
 pub struct GuestEventIntake {
     secret: Option<WebhookSecret>,
+    decoder: Arc<dyn GuestEventDecoder>,
     store: Arc<dyn GuestEventStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl GuestEventIntake {
-    pub fn new(secret: Option<WebhookSecret>, store: Arc<dyn GuestEventStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { secret, store, clock }
+    pub fn new(
+        secret: Option<WebhookSecret>,
+        decoder: Arc<dyn GuestEventDecoder>,
+        store: Arc<dyn GuestEventStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self { secret, decoder, store, clock }
     }
 
     pub async fn receive(&self, headers: SignedDelivery<'_>, body: &[u8]) -> Result<IntakeOutcome, IntakeError> {
         let secret = self.secret.as_ref().ok_or(IntakeError::NotConfigured)?;
         let now = self.clock.now();
         secret.verify(headers, body, now.unix_timestamp())?;
-        let event = GuestEvent::parse(body)?;
+        let event = self.decoder.decode(body)?;
         let (identity, source, payload_sha256) = match &event {
             GuestEvent::Canonical { event_id, .. } => (event_id.clone(), "canonical", canonical_sha256(body)?),
             GuestEvent::Legacy { .. } => {

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use opsd_core::{Clock, StoreError};
 use time::Duration;
 
-use crate::events::{CanonicalEvent, GuestEvent};
+use crate::events::{CanonicalEvent, GuestEvent, GuestEventDecoder};
 use crate::ports::{ClaimedEvent, CouponStore, GuestEventStore, HoldOutcome, RedeemOutcome};
 
 /// Ratings at or below this alert the location's admins, when backed by a durable feedback row.
@@ -17,6 +17,7 @@ const MAX_ATTEMPTS: i32 = 10;
 /// effect. Every step is idempotent, so an event processed twice (an expired lease) changes
 /// nothing the second time.
 pub struct GuestEventWorker {
+    decoder: Arc<dyn GuestEventDecoder>,
     events: Arc<dyn GuestEventStore>,
     coupons: Arc<dyn CouponStore>,
     notifier: Arc<dyn crate::ports::AlertNotifier>,
@@ -26,13 +27,14 @@ pub struct GuestEventWorker {
 
 impl GuestEventWorker {
     pub fn new(
+        decoder: Arc<dyn GuestEventDecoder>,
         events: Arc<dyn GuestEventStore>,
         coupons: Arc<dyn CouponStore>,
         notifier: Arc<dyn crate::ports::AlertNotifier>,
         clock: Arc<dyn Clock>,
         lease: Duration,
     ) -> Self {
-        Self { events, coupons, notifier, clock, lease }
+        Self { decoder, events, coupons, notifier, clock, lease }
     }
 
     /// Claims and processes up to `limit` events; returns how many were claimed.
@@ -55,7 +57,7 @@ impl GuestEventWorker {
 
     async fn process(&self, claimed: &ClaimedEvent) -> Result<&'static str, StoreError> {
         let body = serde_json::to_vec(&claimed.payload).expect("a JSON value serializes");
-        let Ok(event) = GuestEvent::parse(&body) else {
+        let Ok(event) = self.decoder.decode(&body) else {
             return Ok("unparseable");
         };
         let now = self.clock.now();
@@ -137,8 +139,30 @@ mod tests {
                 "locationId": Uuid::from_u128(9), "data": { "feedbackId": "fb_1", "guestId": "g_1", "rating": rating, "comment": "cold food" } })
     }
 
+    /// Reads the two payloads these tests store, as the edge's decoder would.
+    fn decode(body: &[u8]) -> Result<GuestEvent, opsd_core::ValidationErrors> {
+        let payload: serde_json::Value = serde_json::from_slice(body).unwrap();
+        let (team_id, location_id) = (TeamId::new("org_1"), LocationId(Uuid::from_u128(9)));
+        if payload["type"] == "rating" {
+            let rating =
+                crate::LegacyRating { rating: payload["rating"].as_u64().unwrap() as u8, guest_id: "g_1".into() };
+            return Ok(GuestEvent::Legacy { team_id, location_id, rating });
+        }
+        let data = &payload["data"];
+        let event = CanonicalEvent::FeedbackSubmitted {
+            feedback_id: "fb_1".into(),
+            guest_id: "g_1".into(),
+            reservation_id: None,
+            rating: data["rating"].as_u64().unwrap() as u8,
+            comment: data["comment"].as_str().map(str::to_owned),
+        };
+        let occurred_at = OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap();
+        Ok(GuestEvent::Canonical { event_id: "evt".into(), occurred_at, team_id, location_id, event })
+    }
+
     fn worker(events: MockGuestEventStore, notifier: MockAlertNotifier) -> GuestEventWorker {
         GuestEventWorker::new(
+            Arc::new(decode),
             Arc::new(events),
             Arc::new(MockCouponStore::new()),
             Arc::new(notifier),

@@ -16,5 +16,7 @@ pub use token::{KeySource, TokenError, TokenPolicy, TokenVerifier, VerifiedToken
 
 pub use jsonwebtoken::DecodingKey;
 pub use jsonwebtoken::jwk::JwkSet;
-pub use webhook::{EventParseError, IdentityEvent, MembershipChange, UserProfile};
+pub use webhook::{
+    EventParseError, IdentityEvent, IdentityEventDecoder, MembershipChange, UserProfile, membership_change, provider_id,
+};
 pub use webhook_service::{IdentityWebhookService, WebhookError};

@@ -5,7 +5,7 @@ use opsd_signatures::{SignedDelivery, VerifyError, WebhookSecret};
 use sha2::{Digest, Sha256};
 
 use crate::ports::{Delivery, DeliveryOutcome, IdentityEventStore};
-use crate::webhook::{EventParseError, IdentityEvent};
+use crate::webhook::{EventParseError, IdentityEventDecoder};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
@@ -28,6 +28,7 @@ pub enum WebhookError {
 /// anything is parsed, recorded durably by delivery id, applied at most once.
 pub struct IdentityWebhookService {
     secret: Option<WebhookSecret>,
+    decoder: Arc<dyn IdentityEventDecoder>,
     store: Arc<dyn IdentityEventStore>,
     cache: Arc<dyn TeamCacheInvalidation>,
     clock: Arc<dyn Clock>,
@@ -36,11 +37,12 @@ pub struct IdentityWebhookService {
 impl IdentityWebhookService {
     pub fn new(
         secret: Option<WebhookSecret>,
+        decoder: Arc<dyn IdentityEventDecoder>,
         store: Arc<dyn IdentityEventStore>,
         cache: Arc<dyn TeamCacheInvalidation>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        Self { secret, store, cache, clock }
+        Self { secret, decoder, store, cache, clock }
     }
 
     /// `Ok(true)` when the event was applied now, `Ok(false)` for a redelivery.
@@ -48,7 +50,7 @@ impl IdentityWebhookService {
         let secret = self.secret.as_ref().ok_or(WebhookError::NotConfigured)?;
         let now = self.clock.now();
         let delivery_id = secret.verify(headers, body, now.unix_timestamp())?;
-        let (event_type, event) = IdentityEvent::parse(body).map_err(|error| match error {
+        let (event_type, event) = self.decoder.decode(body).map_err(|error| match error {
             EventParseError::Malformed(reason) => WebhookError::Malformed(reason),
             EventParseError::Invalid(errors) => WebhookError::Invalid(errors),
         })?;
@@ -80,6 +82,7 @@ mod tests {
 
     use super::*;
     use crate::ports::MockIdentityEventStore;
+    use crate::webhook::IdentityEvent;
 
     const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     const NOW: i64 = 1_795_348_800;
@@ -95,9 +98,16 @@ mod tests {
         (NOW.to_string(), WebhookSecret::parse(SECRET).unwrap().sign("msg_1", NOW, body))
     }
 
+    /// Reads only `BODY`, as the edge's decoder would.
+    fn decode(body: &[u8]) -> Result<(String, IdentityEvent), EventParseError> {
+        assert_eq!(body, BODY, "only a verified body is read");
+        Ok(("user.deleted".into(), IdentityEvent::UserDeleted(UserId::new("user_1"))))
+    }
+
     fn service(store: MockIdentityEventStore, cache: MockTeamCacheInvalidation) -> IdentityWebhookService {
         IdentityWebhookService::new(
             Some(WebhookSecret::parse(SECRET).unwrap()),
+            Arc::new(decode),
             Arc::new(store),
             Arc::new(cache),
             clock(),
@@ -158,8 +168,13 @@ mod tests {
     async fn without_a_secret_nothing_is_accepted() {
         let mut store = MockIdentityEventStore::new();
         store.expect_record_and_apply().never();
-        let service =
-            IdentityWebhookService::new(None, Arc::new(store), Arc::new(MockTeamCacheInvalidation::new()), clock());
+        let service = IdentityWebhookService::new(
+            None,
+            Arc::new(decode),
+            Arc::new(store),
+            Arc::new(MockTeamCacheInvalidation::new()),
+            clock(),
+        );
         let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some("1"), signatures: Some("v1,x") };
         assert!(matches!(service.receive(headers, BODY).await, Err(WebhookError::NotConfigured)));
     }

@@ -13,7 +13,7 @@ use crate::extract::{AnyCaller, CronSecret, JsonBody, RawBody};
 use crate::routes::webhooks::signed_delivery;
 use crate::state::AppState;
 
-pub use wire::{Offer, OfferRequest, Reservation};
+pub use wire::{Offer, OfferRequest, Reservation, decode_guest_event};
 
 /// Creates an offer with capacity at one of the team's locations (admin).
 #[utoipa::path(post, path = "/api/coupons/offers", tags = ["coupons"], request_body = OfferRequest,

@@ -26,7 +26,7 @@ pub use analytics::{
     SalesIngested, SalesReportRow, SalesRowRequest, Summary, WeeklySummary, render as render_report,
 };
 pub use assistant::{ChatRequest, MessageIn};
-pub use coupons::{Accepted, JobStatusBody, Offer, OfferRequest, Reservation, SweepReportSchema};
+pub use coupons::{Accepted, JobStatusBody, Offer, OfferRequest, Reservation, SweepReportSchema, decode_guest_event};
 pub use cron::PruneAnswer;
 pub use health::{HealthStatus, Readiness};
 pub use incidents::{
@@ -43,7 +43,7 @@ pub use reports::{
 };
 pub use schedule::{ScheduleView, SyncJobAnswer, ViewShift};
 pub use setup::{LocationView, NewLocationRequest, TeamSettingsRequest, TeamSettingsView};
-pub use webhooks::Received;
+pub use webhooks::{Received, decode_identity_event};
 
 /// Every route, once. A documented route's path and method are those of its handler's
 /// `#[utoipa::path]`, so the actix registration, the 405 `Allow` header and the API document's

@@ -1,5 +1,9 @@
 //! Inbound webhooks, verified with Standard Webhooks signatures on the raw body.
 
+mod wire;
+
+pub use wire::decode_identity_event;
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use opsd_identity::WebhookError;
 use opsd_signatures::SignedDelivery;
