@@ -3,6 +3,7 @@
 mod analytics;
 mod assistant;
 mod auth;
+mod console;
 mod coupons;
 mod database_tls;
 mod errors;

@@ -42,6 +42,7 @@ pub fn test_config(db_url: &str) -> Config {
             webhook_secret: Some(SecretString::from(IDENTITY_WEBHOOK_SECRET)),
         },
         app_origin: Some(APP_ORIGIN.to_owned()),
+        operator_user_ids: vec!["user_operator".into()],
         contact_retention_days: 30,
         chat_timeout: Duration::from_millis(500),
         optimization_cache_capacity: 10_000,

@@ -21,6 +21,8 @@ pub struct Config {
     pub identity: IdentityConfig,
     /// The web app's origin: cookie-authenticated unsafe requests must come from it.
     pub app_origin: Option<String>,
+    /// Users who may open the console's operator pages (jobs, queue): `OPERATOR_USER_IDS`.
+    pub operator_user_ids: Vec<String>,
     pub coupons: CouponConfig,
     pub push: PushConfig,
     pub scheduler: SchedulerConfig,
@@ -135,6 +137,7 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            operator_user_ids: list("OPERATOR_USER_IDS"),
             assistant: AssistantConfig {
                 base_url: text("ASSISTANT_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
                 api_key: text("ASSISTANT_API_KEY").map(SecretString::from),

@@ -27,6 +27,10 @@ impl Jobs {
         Self { all }
     }
 
+    pub fn all(&self) -> impl Iterator<Item = &dyn Job> {
+        self.all.iter().map(|job| job.as_ref())
+    }
+
     pub fn get(&self, name: &str) -> &dyn Job {
         self.all.iter().find(|job| job.name() == name).map(|job| job.as_ref()).expect("a registered job")
     }

@@ -4,6 +4,7 @@
 mod assistant_tools;
 mod broadcast;
 pub mod config;
+mod console;
 pub mod dev_identity;
 mod errors;
 pub(crate) mod extract;

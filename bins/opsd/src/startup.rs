@@ -255,6 +255,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         db: db.clone(),
         credentials: config.credentials.clone(),
         app_origin: config.app_origin.clone(),
+        operators: config.operator_user_ids.clone(),
         authenticator,
         identity_webhooks,
         teams,
@@ -286,10 +287,12 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         guest_events: GuestEventIntake::new(
             webhook_secret("COUPON_WEBHOOK_SECRET", config.coupons.webhook_secret.as_ref())?,
             Arc::new(crate::routes::decode_guest_event),
-            guest_event_store,
+            guest_event_store.clone(),
             clock.clone(),
         ),
+        guest_event_queue: guest_event_store,
         guest_event_wake,
+        job_history: Arc::new(PgJobRunStore::new(db.clone())),
         jobs: Arc::new(JobRunner::new(Arc::new(PgJobLocks::new(db.clone())), Arc::new(PgJobRunStore::new(db)), clock)),
     };
     Ok((state, background))

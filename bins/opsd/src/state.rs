@@ -21,6 +21,8 @@ pub struct AppState {
     pub db: Db,
     pub credentials: CredentialsConfig,
     pub app_origin: Option<String>,
+    /// The users of `OPERATOR_USER_IDS`.
+    pub operators: Vec<String>,
     pub authenticator: Authenticator,
     pub identity_webhooks: IdentityWebhookService,
     pub teams: Arc<TeamService>,
@@ -34,10 +36,14 @@ pub struct AppState {
     pub announcements: Arc<AnnouncementService>,
     pub vapid_public_key: Option<String>,
     pub guest_events: GuestEventIntake,
+    /// The queue as operators see it, and their Retry.
+    pub guest_event_queue: Arc<dyn opsd_coupons::GuestEventQueue>,
     /// Wakes the guest-event worker when an event arrives.
     pub guest_event_wake: Arc<tokio::sync::Notify>,
     /// Runs the scheduled jobs: one run at a time across instances, each recorded.
     pub jobs: Arc<JobRunner>,
     /// The scheduled jobs by name.
     pub cron: Jobs,
+    /// Each job's last run and its last day, for the console.
+    pub job_history: Arc<dyn opsd_jobs::JobHistory>,
 }

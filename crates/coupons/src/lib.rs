@@ -14,10 +14,10 @@ pub use expiry::{EXPIRY_LAG_BOUND_SECONDS, ExpirySweep, SweepReport};
 pub use intake::{GuestEventIntake, IntakeError, IntakeOutcome};
 pub use model::{NewOffer, Offer, OfferId, Reservation, ReservationId, ReservationState};
 pub use ports::{
-    AlertNotifier, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryHealth, ExpiryStore, GuestAlert,
-    GuestEventStore, HoldOutcome, QueuedEvent, RedeemOutcome, SweepKey,
+    AlertNotifier, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryHealth, ExpiryStore, FailedEvent,
+    GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, QueueOverview, QueuedEvent, RedeemOutcome, SweepKey,
 };
 #[cfg(any(test, feature = "mock"))]
-pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventStore};
+pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventQueue, MockGuestEventStore};
 pub use service::{CouponError, CouponService, NotRedeemable};
 pub use worker::{DEFAULT_LEASE as DEFAULT_GUEST_EVENT_LEASE, GuestEventWorker, LOW_RATING};

@@ -146,8 +146,15 @@ pub trait GuestEventStore: Send + Sync {
         lease_until: OffsetDateTime,
     ) -> Result<Vec<ClaimedEvent>, StoreError>;
     async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError>;
-    /// Puts the event back for a later attempt, or marks it failed after the last one.
-    async fn retry_later(&self, event: Uuid, available_at: OffsetDateTime, give_up: bool) -> Result<(), StoreError>;
+    /// Puts the event back for a later attempt, or marks it failed after the last one, with the
+    /// attempt's error classification.
+    async fn retry_later(
+        &self,
+        event: Uuid,
+        available_at: OffsetDateTime,
+        give_up: bool,
+        error: &str,
+    ) -> Result<(), StoreError>;
     /// Holds capacity for a new reservation when some is free.
     #[allow(clippy::too_many_arguments)]
     async fn hold(
@@ -190,4 +197,32 @@ pub trait GuestEventStore: Send + Sync {
 #[async_trait]
 pub trait AlertNotifier: Send + Sync {
     async fn low_rating(&self, alert: &GuestAlert) -> Result<(), String>;
+}
+
+/// A guest event that used up its attempts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedEvent {
+    pub id: Uuid,
+    pub event_type: String,
+    pub team_id: TeamId,
+    pub attempts: i32,
+    /// The last attempt's error classification.
+    pub last_error: Option<String>,
+    pub received_at: OffsetDateTime,
+}
+
+/// The queue as operators see it: events by state, and the failed ones.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueueOverview {
+    pub by_state: Vec<(String, i64)>,
+    pub failed: Vec<FailedEvent>,
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait GuestEventQueue: Send + Sync {
+    /// Events by state, and the `failed_limit` most recent failed ones.
+    async fn overview(&self, failed_limit: u32) -> Result<QueueOverview, StoreError>;
+    /// Queues a failed event again, with fresh attempts; `false` when it is not failed.
+    async fn retry(&self, event: Uuid, now: OffsetDateTime) -> Result<bool, StoreError>;
 }

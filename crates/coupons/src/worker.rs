@@ -48,7 +48,12 @@ impl GuestEventWorker {
                     let attempts = event.attempts + 1;
                     tracing::warn!(event = %event.id, attempts, %error, "guest event failed; retrying later");
                     let backoff = Duration::seconds(2i64.pow(attempts.min(10) as u32));
-                    self.events.retry_later(event.id, self.clock.now() + backoff, attempts >= MAX_ATTEMPTS).await?;
+                    let class = match error {
+                        StoreError::Unavailable(_) => "store_unavailable",
+                        StoreError::Unknown(_) => "store_error",
+                    };
+                    let give_up = attempts >= MAX_ATTEMPTS;
+                    self.events.retry_later(event.id, self.clock.now() + backoff, give_up, class).await?;
                 }
             }
         }
@@ -240,7 +245,11 @@ mod tests {
         events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Err(StoreError::Unavailable("down".into())));
         events.expect_complete().never();
-        events.expect_retry_later().withf(|_, _, give_up| !give_up).times(1).returning(|_, _, _| Ok(()));
+        events
+            .expect_retry_later()
+            .withf(|_, _, give_up, error| !give_up && error == "store_unavailable")
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
         worker(events, MockAlertNotifier::new()).run_once(10).await.unwrap();
     }
 }

@@ -5,7 +5,8 @@ use diesel::sql_types::{Bool, Int2, Int4, Jsonb, Nullable, Text, Timestamptz, Uu
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
 use opsd_coupons::{
-    ClaimedEvent, EnqueueOutcome, GuestAlert, GuestEventStore, HoldOutcome, OfferId, QueuedEvent, ReservationId,
+    ClaimedEvent, EnqueueOutcome, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, OfferId,
+    QueueOverview, QueuedEvent, ReservationId,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -151,15 +152,22 @@ impl GuestEventStore for PgGuestEventStore {
         Ok(())
     }
 
-    async fn retry_later(&self, event: Uuid, available_at: OffsetDateTime, give_up: bool) -> Result<(), StoreError> {
+    async fn retry_later(
+        &self,
+        event: Uuid,
+        available_at: OffsetDateTime,
+        give_up: bool,
+        error: &str,
+    ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
         diesel::sql_query(
             "UPDATE guest_events SET state = CASE WHEN $3 THEN 'failed' ELSE 'queued' END, attempts = attempts + 1, \
-             available_at = $2 WHERE id = $1",
+             available_at = $2, last_error = $4 WHERE id = $1",
         )
         .bind::<SqlUuid, _>(event)
         .bind::<Timestamptz, _>(available_at)
         .bind::<Bool, _>(give_up)
+        .bind::<Text, _>(error)
         .execute(&mut conn)
         .await
         .map_err(store_error)?;
@@ -293,5 +301,76 @@ impl GuestEventStore for PgGuestEventStore {
             .await
             .map_err(store_error)?;
         Ok(())
+    }
+}
+
+#[derive(QueryableByName)]
+struct StateCount {
+    #[diesel(sql_type = Text)]
+    state: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    count: i64,
+}
+
+#[derive(QueryableByName)]
+struct FailedRow {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    event_type: String,
+    #[diesel(sql_type = Text)]
+    team_id: String,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    attempts: i32,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    last_error: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    received_at: OffsetDateTime,
+}
+
+#[async_trait]
+impl GuestEventQueue for PgGuestEventStore {
+    async fn overview(&self, failed_limit: u32) -> Result<QueueOverview, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let by_state: Vec<StateCount> =
+            diesel::sql_query("SELECT state, count(*) AS count FROM guest_events GROUP BY state ORDER BY state")
+                .load(&mut conn)
+                .await
+                .map_err(store_error)?;
+        let failed: Vec<FailedRow> = diesel::sql_query(
+            "SELECT id, event_type, team_id, attempts, last_error, received_at FROM guest_events \
+             WHERE state = 'failed' ORDER BY received_at DESC LIMIT $1",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(i64::from(failed_limit))
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(QueueOverview {
+            by_state: by_state.into_iter().map(|row| (row.state, row.count)).collect(),
+            failed: failed
+                .into_iter()
+                .map(|row| FailedEvent {
+                    id: row.id,
+                    event_type: row.event_type,
+                    team_id: TeamId::new(row.team_id),
+                    attempts: row.attempts,
+                    last_error: row.last_error,
+                    received_at: row.received_at,
+                })
+                .collect(),
+        })
+    }
+
+    async fn retry(&self, event: Uuid, now: OffsetDateTime) -> Result<bool, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let queued = diesel::sql_query(
+            "UPDATE guest_events SET state = 'queued', attempts = 0, available_at = $2 WHERE id = $1 AND state = 'failed'",
+        )
+        .bind::<SqlUuid, _>(event)
+        .bind::<Timestamptz, _>(now)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(queued == 1)
     }
 }

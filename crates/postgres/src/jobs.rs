@@ -4,7 +4,7 @@ use diesel::sql_types::{Bool, Text};
 use diesel_async::pooled_connection::deadpool::Object;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use opsd_core::StoreError;
-use opsd_jobs::{JobLease, JobLocks, JobRunStore, JobStatus};
+use opsd_jobs::{JobActivity, JobHistory, JobLease, JobLocks, JobRunStore, JobStatus, LastRun};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -127,5 +127,56 @@ impl JobRunStore for PgJobRunStore {
             .await
             .map_err(store_error)?;
         Ok(())
+    }
+}
+
+#[derive(QueryableByName)]
+struct ActivityRow {
+    #[diesel(sql_type = Text)]
+    job: String,
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    started_at: OffsetDateTime,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    finished_at: Option<OffsetDateTime>,
+    #[diesel(sql_type = diesel::sql_types::Jsonb)]
+    summary: serde_json::Value,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    runs: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    failures: i64,
+}
+
+#[async_trait]
+impl JobHistory for PgJobRunStore {
+    /// One statement: each job's latest run, with its counts in the window.
+    async fn activity(&self, since: OffsetDateTime) -> Result<Vec<JobActivity>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<ActivityRow> = diesel::sql_query(
+            "SELECT DISTINCT ON (job) job, status, started_at, finished_at, summary, \
+                    count(*) FILTER (WHERE started_at >= $1) OVER (PARTITION BY job) AS runs, \
+                    count(*) FILTER (WHERE started_at >= $1 AND status IN ('failed', 'abandoned')) \
+                        OVER (PARTITION BY job) AS failures \
+             FROM job_runs ORDER BY job, started_at DESC",
+        )
+        .bind::<diesel::sql_types::Timestamptz, _>(since)
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| JobActivity {
+                job: row.job,
+                last: Some(LastRun {
+                    status: row.status,
+                    started_at: row.started_at,
+                    finished_at: row.finished_at,
+                    summary: row.summary,
+                }),
+                runs: row.runs,
+                failures: row.failures,
+            })
+            .collect())
     }
 }

@@ -95,13 +95,19 @@ fn authenticate(req: &HttpRequest, transport: Transport) -> LocalBoxFuture<'stat
     })
 }
 
-/// The `__session` cookie; a state-changing request must also come from `APP_ORIGIN` (CSRF).
+/// The `__session` cookie; a state-changing request must also come from `APP_ORIGIN` or this
+/// service's own origin (CSRF).
 fn session_cookie(req: &HttpRequest, state: &AppState) -> Result<String, ApiError> {
     let cookie = req.cookie(SESSION_COOKIE).ok_or(ApiError::Unauthorized)?;
     let safe = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if !safe {
+        // The app's origin, or this service's own (the console's forms post to it).
         let origin = req.headers().get(header::ORIGIN).and_then(|o| o.to_str().ok());
-        let allowed = matches!((origin, state.app_origin.as_deref()), (Some(o), Some(app)) if o == app);
+        let own = {
+            let info = req.connection_info();
+            format!("{}://{}", info.scheme(), info.host())
+        };
+        let allowed = origin.is_some_and(|o| Some(o) == state.app_origin.as_deref() || o == own);
         if !allowed {
             return Err(ApiError::Forbidden("A cookie-authenticated change must come from the app's origin."));
         }

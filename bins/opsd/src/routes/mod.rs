@@ -19,6 +19,7 @@ use actix_web::http::Method;
 use actix_web::{HttpResponse, Resource, web};
 use utoipa::openapi::path::{HttpMethod, Operation, Paths};
 
+use crate::console;
 use crate::errors::ApiError;
 
 pub use analytics::{
@@ -101,6 +102,15 @@ fn table() -> Vec<Route> {
         Route::plain("/openapi.json", Method::GET, web::get().to(openapi_json)),
         Route::plain("/docs", Method::GET, web::get().to(docs::page)),
         Route::plain(docs::SCRIPT_PATH, Method::GET, web::get().to(docs::script)),
+        Route::plain("/console", Method::GET, web::get().to(console::home)),
+        Route::plain(console::STYLESHEET_PATH, Method::GET, web::get().to(console::stylesheet)),
+        Route::plain("/console/week", Method::GET, web::get().to(console::week)),
+        Route::plain("/console/incidents", Method::GET, web::get().to(console::incidents)),
+        Route::plain("/console/incidents/{id}", Method::GET, web::get().to(console::incident)),
+        Route::plain("/console/incidents/{id}/status", Method::POST, web::post().to(console::incident_status)),
+        Route::plain("/console/jobs", Method::GET, web::get().to(console::jobs)),
+        Route::plain("/console/queue", Method::GET, web::get().to(console::queue)),
+        Route::plain("/console/queue/{id}/retry", Method::POST, web::post().to(console::retry_guest_event)),
     ]);
     routes
 }
@@ -125,7 +135,7 @@ struct Route {
     path: String,
     method: Method,
     route: actix_web::Route,
-    /// The API document's operation; none for the document and its page.
+    /// The API document's operation; none for the document, its page and the console's pages.
     operation: Option<(HttpMethod, Operation)>,
 }
 

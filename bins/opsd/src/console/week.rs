@@ -1,0 +1,149 @@
+//! The week page (team admins): the week's sales against the goal and labor % against the target,
+//! with the KPI tiles, from the same service and cache as `GET /api/analytics/optimization`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use maud::html;
+use opsd_core::{LocationId, parse_iso_date};
+use opsd_optimization::{ReportKey, Week};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::console::access::{Need, allow, team};
+use crate::console::chart::{self, Day};
+use crate::console::page::{layout, money, ok, percent, reason, refusal};
+use crate::state::AppState;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WeekQuery {
+    location_id: Option<String>,
+    week_of: Option<String>,
+}
+
+pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Query<WeekQuery>) -> HttpResponse {
+    let caller = match allow(&req, Need::Admin).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let team = team(&caller);
+    let location = match query.location_id.as_deref().filter(|id| !id.is_empty()).map(Uuid::parse_str) {
+        None => None,
+        Some(Ok(id)) => Some(LocationId(id)),
+        Some(Err(_)) => return refusal(StatusCode::BAD_REQUEST, "locationId must be a location id."),
+    };
+    let week = match query.week_of.as_deref().filter(|w| !w.is_empty()) {
+        None => Week::containing(time::OffsetDateTime::now_utc().date()),
+        Some(raw) => match parse_iso_date("weekOf", raw).and_then(|date| Week::starting("weekOf", date)) {
+            Ok(week) => week,
+            Err(error) => return refusal(StatusCode::BAD_REQUEST, &format!("weekOf {}.", error.message)),
+        },
+    };
+    let (locations, report, goals) = match tokio::try_join!(
+        async { state.teams.list_locations(&caller).await.map_err(crate::ApiError::from) },
+        async {
+            let key = ReportKey { team: team.clone(), location, week };
+            state.optimization.report(key).await.map_err(crate::ApiError::from)
+        },
+        async { state.optimization.goals(&team, location).await.map_err(crate::ApiError::from) },
+    ) {
+        Ok(found) => found,
+        Err(crate::ApiError::NotFound) => return refusal(StatusCode::NOT_FOUND, "No such location in your team."),
+        Err(error) => {
+            tracing::warn!(%error, "the week page could not load");
+            return refusal(StatusCode::SERVICE_UNAVAILABLE, "The week's numbers are not available right now.");
+        }
+    };
+    let report = &report.0.report;
+    let days: Vec<Day> = report
+        .daily_summary
+        .iter()
+        .enumerate()
+        .map(|(index, row)| {
+            let goal = goals.iter().find(|g| usize::from(g.day_of_week) == index);
+            Day {
+                label: row.day.weekday().to_string()[..3].to_owned(),
+                sales: row.sales,
+                goal: goal.map(|g| g.sales_goal),
+                labor_pct: row.labor_pct_fraction.map(|f| f * rust_decimal::Decimal::ONE_HUNDRED),
+                labor_target_pct: goal.map(|g| g.labor_pct_target),
+            }
+        })
+        .collect();
+    let summary = &report.summary;
+    let weekly = &report.weekly_summary;
+    let body = html! {
+        h1 { (report.week_label) }
+        form class="pickers" method="get" action="/console/week" {
+            label { "Location"
+                select name="locationId" {
+                    option value="" { "All locations" }
+                    @for l in &locations {
+                        option value=(l.id.0) selected[Some(l.id) == location] { (l.name) }
+                    }
+                }
+            }
+            label { "Week starting (Saturday)" input type="date" name="weekOf" value=(week.start()); }
+            button type="submit" { "Show" }
+        }
+        div class="tiles" {
+            div class="tile" data-kpi="laborPct" {
+                div { "Labor %" }
+                @match summary.labor_pct_fraction {
+                    Some(fraction) => { div class="value" { (percent(fraction)) } }
+                    None => { div class="value" { "—" } div class="note" { (reason(summary.labor_pct_reason)) } }
+                }
+                @if let Some(target) = summary.target_labor_pct { div class="note" { "target " (target.round_dp(1)) "%" } }
+            }
+            div class="tile" data-kpi="splh" {
+                div { "Sales per labor hour" }
+                @match summary.splh {
+                    Some(splh) => { div class="value" { (money(splh)) } }
+                    None => { div class="value" { "—" } div class="note" { (reason(summary.splh_reason)) } }
+                }
+                @if let Some(target) = summary.target_splh { div class="note" { "target " (money(target)) } }
+            }
+            div class="tile" data-kpi="goalsMet" {
+                div { "Goals met" }
+                @match weekly.goals_met_percent {
+                    Some(met) => { div class="value" { (met.round_dp(0)) "%" } }
+                    None => { div class="value" { "—" } div class="note" { "no goals set for these days" } }
+                }
+            }
+            div class="tile" data-kpi="sales" {
+                div { "Sales" }
+                div class="value" { (money(summary.total_sales)) }
+                div class="note" { "labor cost " (money(summary.total_labor_cost)) }
+            }
+        }
+        div class="card" { (chart::week(&days)) }
+        div class="card" {
+            table {
+                caption class="sr-only" { "The chart's numbers by day" }
+                thead { tr {
+                    th { "Day" } th class="num" { "Sales" } th class="num" { "Sales goal" }
+                    th class="num" { "Labor cost" } th class="num" { "Labor %" } th class="num" { "Labor % target" }
+                    th class="num" { "SPLH" }
+                } }
+                tbody {
+                    @for (row, day) in report.daily_summary.iter().zip(&days) {
+                        tr data-day=(row.day) {
+                            td { (day.label) " " (row.day) }
+                            td class="num" data-sales=(row.sales.normalize()) { (money(row.sales)) }
+                            td class="num" { @if let Some(goal) = day.goal { (money(goal)) } @else { "—" } }
+                            td class="num" { (money(row.labor_cost)) }
+                            td class="num" {
+                                @match row.labor_pct_fraction { Some(f) => { (percent(f)) } None => { (reason(row.labor_pct_reason)) } }
+                            }
+                            td class="num" { @if let Some(t) = day.labor_target_pct { (t.round_dp(1)) "%" } @else { "—" } }
+                            td class="num" {
+                                @match row.splh { Some(s) => { (money(s)) } None => { (reason(row.splh_reason)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    ok(layout("week", &report.week_label, body))
+}
