@@ -39,16 +39,13 @@ impl SweepReport {
     }
 }
 
+#[derive(derive_new::new)]
 pub struct ExpirySweep {
     store: Arc<dyn ExpiryStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl ExpirySweep {
-    pub fn new(store: Arc<dyn ExpiryStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
-    }
-
     /// Claims batches until none is due, then checks health: a nonzero reconciliation delta or a
     /// lag over 120 s makes the report `failed` (the caller records it before raising the gate).
     /// The due reservations are split into contiguous key ranges swept concurrently, each oldest

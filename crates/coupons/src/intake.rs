@@ -29,6 +29,7 @@ pub struct IntakeOutcome {
 
 /// The coupon-automation receiver: verifies, then puts the event into the durable guest-event
 /// queue under its stable identity. Receiving authorizes nothing: the worker decides.
+#[derive(derive_new::new)]
 pub struct GuestEventIntake {
     secret: Option<WebhookSecret>,
     decoder: Arc<dyn GuestEventDecoder>,
@@ -37,15 +38,6 @@ pub struct GuestEventIntake {
 }
 
 impl GuestEventIntake {
-    pub fn new(
-        secret: Option<WebhookSecret>,
-        decoder: Arc<dyn GuestEventDecoder>,
-        store: Arc<dyn GuestEventStore>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self { secret, decoder, store, clock }
-    }
-
     pub async fn receive(&self, headers: SignedDelivery<'_>, body: &[u8]) -> Result<IntakeOutcome, IntakeError> {
         let secret = self.secret.as_ref().ok_or(IntakeError::NotConfigured)?;
         let now = self.clock.now();

@@ -12,16 +12,13 @@ pub struct NotRedeemable(pub &'static str);
 
 pub type CouponError = opsd_core::ServiceError<NotRedeemable>;
 
+#[derive(derive_new::new)]
 pub struct CouponService {
     store: Arc<dyn CouponStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl CouponService {
-    pub fn new(store: Arc<dyn CouponStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
-    }
-
     pub async fn create_offer(&self, caller: &Caller, offer: NewOffer) -> Result<Offer, CouponError> {
         let team = caller.admin_team()?;
         self.store

@@ -16,6 +16,7 @@ const MAX_ATTEMPTS: i32 = 10;
 /// Processes the guest-event queue: reloads the authoritative records and decides each event's
 /// effect. Every step is idempotent, so an event processed twice (an expired lease) changes
 /// nothing the second time.
+#[derive(derive_new::new)]
 pub struct GuestEventWorker {
     decoder: Arc<dyn GuestEventDecoder>,
     events: Arc<dyn GuestEventStore>,
@@ -26,17 +27,6 @@ pub struct GuestEventWorker {
 }
 
 impl GuestEventWorker {
-    pub fn new(
-        decoder: Arc<dyn GuestEventDecoder>,
-        events: Arc<dyn GuestEventStore>,
-        coupons: Arc<dyn CouponStore>,
-        notifier: Arc<dyn crate::ports::AlertNotifier>,
-        clock: Arc<dyn Clock>,
-        lease: Duration,
-    ) -> Self {
-        Self { decoder, events, coupons, notifier, clock, lease }
-    }
-
     /// Claims and processes up to `limit` events; returns how many were claimed.
     pub async fn run_once(&self, limit: u32) -> Result<usize, StoreError> {
         let now = self.clock.now();

@@ -17,16 +17,13 @@ pub enum AuthError {
 
 /// Turns a session token into the request's caller, recording the membership it asserts: the token
 /// is authoritative for the caller's current team and role.
+#[derive(derive_new::new)]
 pub struct Authenticator {
     verifier: TokenVerifier,
     memberships: Arc<dyn MembershipStore>,
 }
 
 impl Authenticator {
-    pub fn new(verifier: TokenVerifier, memberships: Arc<dyn MembershipStore>) -> Self {
-        Self { verifier, memberships }
-    }
-
     pub async fn authenticate(&self, token: &str) -> Result<Caller, AuthError> {
         let verified = self.verifier.verify(token).await?;
         match self

@@ -63,16 +63,13 @@ struct OrganizationClaim {
     rol: Option<String>,
 }
 
+#[derive(derive_new::new)]
 pub struct TokenVerifier {
     keys: KeySource,
     policy: TokenPolicy,
 }
 
 impl TokenVerifier {
-    pub fn new(keys: KeySource, policy: TokenPolicy) -> Self {
-        Self { keys, policy }
-    }
-
     pub async fn verify(&self, token: &str) -> Result<VerifiedToken, TokenError> {
         let header = decode_header(token).map_err(|_| TokenError::Malformed)?;
         if header.alg != Algorithm::RS256 {

@@ -26,6 +26,7 @@ pub enum WebhookError {
 
 /// Receives the identity provider's user and organization lifecycle webhooks: verified on the raw bytes before
 /// anything is parsed, recorded durably by delivery id, applied at most once.
+#[derive(derive_new::new)]
 pub struct IdentityWebhookService {
     secret: Option<WebhookSecret>,
     decoder: Arc<dyn IdentityEventDecoder>,
@@ -35,16 +36,6 @@ pub struct IdentityWebhookService {
 }
 
 impl IdentityWebhookService {
-    pub fn new(
-        secret: Option<WebhookSecret>,
-        decoder: Arc<dyn IdentityEventDecoder>,
-        store: Arc<dyn IdentityEventStore>,
-        cache: Arc<dyn TeamCacheInvalidation>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self { secret, decoder, store, cache, clock }
-    }
-
     /// `Ok(true)` when the event was applied now, `Ok(false)` for a redelivery.
     pub async fn receive(&self, headers: SignedDelivery<'_>, body: &[u8]) -> Result<bool, WebhookError> {
         let secret = self.secret.as_ref().ok_or(WebhookError::NotConfigured)?;

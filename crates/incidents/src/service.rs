@@ -29,6 +29,7 @@ pub struct Page<T> {
 const DEFAULT_PAGE: u32 = 50;
 const MAX_PAGE: u32 = 100;
 
+#[derive(derive_new::new)]
 pub struct IncidentService {
     incidents: Arc<dyn IncidentStore>,
     contacts: Arc<dyn ContactStore>,
@@ -36,10 +37,6 @@ pub struct IncidentService {
 }
 
 impl IncidentService {
-    pub fn new(incidents: Arc<dyn IncidentStore>, contacts: Arc<dyn ContactStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { incidents, contacts, clock }
-    }
-
     pub async fn report(&self, caller: &Caller, incident: NewIncident) -> Result<Incident, IncidentError> {
         let team = caller.team_id()?;
         self.incidents.create(team, &caller.user_id, &incident, self.clock.now()).await.map_err(|error| match error {

@@ -42,6 +42,7 @@ pub enum JobRun<T> {
     AlreadyRunning,
 }
 
+#[derive(derive_new::new)]
 pub struct JobRunner {
     locks: Arc<dyn JobLocks>,
     runs: Arc<dyn JobRunStore>,
@@ -49,10 +50,6 @@ pub struct JobRunner {
 }
 
 impl JobRunner {
-    pub fn new(locks: Arc<dyn JobLocks>, runs: Arc<dyn JobRunStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { locks, runs, clock }
-    }
-
     /// Runs `body` under the job's lock and records the run. A failing body is recorded as
     /// `failed` and its error is returned.
     pub async fn run<T, E, F, Fut>(&self, job: &str, body: F) -> Result<JobRun<T>, E>

@@ -51,6 +51,7 @@ pub struct Announcement {
 
 pub type AnnouncementError = opsd_core::ServiceError;
 
+#[derive(derive_new::new)]
 pub struct AnnouncementService {
     store: Arc<dyn AnnouncementStore>,
     push: Arc<dyn UserPush>,
@@ -58,10 +59,6 @@ pub struct AnnouncementService {
 }
 
 impl AnnouncementService {
-    pub fn new(store: Arc<dyn AnnouncementStore>, push: Arc<dyn UserPush>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, push, clock }
-    }
-
     pub async fn create(
         &self,
         caller: &Caller,

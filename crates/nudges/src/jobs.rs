@@ -18,6 +18,7 @@ pub struct NudgeTally {
     pub failed: u32,
 }
 
+#[derive(derive_new::new)]
 pub struct NudgeJobs {
     store: Arc<dyn NudgeStore>,
     chat: Arc<dyn TeamChat>,
@@ -29,10 +30,6 @@ fn shift_name(shift: ReportShift) -> &'static str {
 }
 
 impl NudgeJobs {
-    pub fn new(store: Arc<dyn NudgeStore>, chat: Arc<dyn TeamChat>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, chat, clock }
-    }
-
     fn local_today(&self, location: &NudgeLocation) -> Date {
         let zone = time_tz::timezones::get_by_name(&location.timezone).unwrap_or(time_tz::timezones::db::UTC);
         self.clock.now().to_timezone(zone).date()

@@ -27,6 +27,7 @@ impl CacheStatus {
     }
 }
 
+#[derive(derive_new::new)]
 pub struct OptimizationService {
     store: Arc<dyn AnalyticsStore>,
     cache: Arc<dyn ReportCache>,
@@ -36,16 +37,6 @@ pub struct OptimizationService {
 }
 
 impl OptimizationService {
-    pub fn new(
-        store: Arc<dyn AnalyticsStore>,
-        cache: Arc<dyn ReportCache>,
-        invalidation: Arc<dyn TeamCacheInvalidation>,
-        breaker: CircuitBreaker,
-        renderer: Arc<dyn ReportRenderer>,
-    ) -> Self {
-        Self { store, cache, invalidation, breaker, renderer }
-    }
-
     /// The week's report, from the cache when it holds it (even while the circuit is open).
     pub async fn report(&self, key: ReportKey) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
         let generation = match self.cache.get(&key).await {

@@ -21,6 +21,7 @@ pub enum PushRefusal {
 
 pub type PushError = opsd_core::ServiceError<PushRefusal>;
 
+#[derive(derive_new::new)]
 pub struct PushService {
     subscriptions: Arc<dyn SubscriptionStore>,
     members: Arc<dyn MemberDirectory>,
@@ -31,17 +32,6 @@ pub struct PushService {
 }
 
 impl PushService {
-    pub fn new(
-        subscriptions: Arc<dyn SubscriptionStore>,
-        members: Arc<dyn MemberDirectory>,
-        sender: Arc<dyn PushSender>,
-        limiter: Arc<dyn RateLimiter>,
-        urls: Arc<dyn OutboundUrlPolicy>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self { subscriptions, members, sender, limiter, urls, clock }
-    }
-
     async fn limit(&self, user: &UserId, action: &str, limit: u32) -> Result<(), PushError> {
         let key = format!("push:{action}:{user}");
         self.limiter.hit(&key, limit, self.clock.now()).await?.map_err(PushError::RateLimited)

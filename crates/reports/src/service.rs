@@ -33,16 +33,13 @@ pub struct ReportRange {
     pub to: Option<String>,
 }
 
+#[derive(derive_new::new)]
 pub struct ReportService {
     store: Arc<dyn ReportStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl ReportService {
-    pub fn new(store: Arc<dyn ReportStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
-    }
-
     /// Reports may be filed for dates up to tomorrow (UTC), which covers every location's today.
     pub fn latest_date(&self) -> Date {
         self.clock.now().date() + Duration::days(1)

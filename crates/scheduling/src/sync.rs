@@ -69,6 +69,7 @@ pub fn department_of(name: &str) -> Department {
     }
 }
 
+#[derive(derive_new::new)]
 pub struct ScheduleService {
     provider: Arc<dyn SchedulingProvider>,
     store: Arc<dyn ScheduleStore>,
@@ -77,15 +78,6 @@ pub struct ScheduleService {
 }
 
 impl ScheduleService {
-    pub fn new(
-        provider: Arc<dyn SchedulingProvider>,
-        store: Arc<dyn ScheduleStore>,
-        cache: Arc<dyn TeamCacheInvalidation>,
-        clock: Arc<dyn Clock>,
-    ) -> Self {
-        Self { provider, store, cache, clock }
-    }
-
     /// Refreshes every syncing location's window, one transaction per location: a provider
     /// failure leaves that location as it was and makes the run `partial`.
     pub async fn sync_schedule(&self) -> Result<SyncReport, StoreError> {
@@ -169,16 +161,13 @@ impl ScheduleService {
 }
 
 /// The legacy read-only view: it needs only the store and the clock.
+#[derive(derive_new::new)]
 pub struct LegacyScheduleView {
     store: Arc<dyn ScheduleStore>,
     clock: Arc<dyn Clock>,
 }
 
 impl LegacyScheduleView {
-    pub fn new(store: Arc<dyn ScheduleStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
-    }
-
     /// The legacy read-only view: defaults relative to the location's own "yesterday".
     pub async fn view(&self, slug: &str, query: &ViewParams) -> Result<Option<ScheduleView>, ScheduleViewError> {
         let Some(zone) = self.store.timezone_of(slug).await? else { return Ok(None) };

@@ -11,6 +11,7 @@ pub struct SlugTaken;
 
 pub type TeamError = opsd_core::ServiceError<SlugTaken>;
 
+#[derive(derive_new::new)]
 pub struct TeamService {
     locations: Arc<dyn LocationStore>,
     settings: Arc<dyn TeamSettingsStore>,
@@ -18,14 +19,6 @@ pub struct TeamService {
 }
 
 impl TeamService {
-    pub fn new(
-        locations: Arc<dyn LocationStore>,
-        settings: Arc<dyn TeamSettingsStore>,
-        urls: Arc<dyn OutboundUrlPolicy>,
-    ) -> Self {
-        Self { locations, settings, urls }
-    }
-
     pub async fn create_location(&self, caller: &Caller, location: NewLocation) -> Result<Location, TeamError> {
         let team = caller.admin_team()?;
         self.locations.create(team, &location).await.map_err(|error| match error {
