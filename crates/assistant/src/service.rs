@@ -562,6 +562,16 @@ mod tests {
         assert!(matches!(refused, Err(ChatError::RateLimited(RateLimited { retry_after_seconds: 12 }))));
     }
 
+    fn ports_with(usage: MockUsageStore) -> AssistantPorts {
+        AssistantPorts {
+            tools: Arc::new(tools()),
+            threads: Arc::new(threads()),
+            clock: clock(),
+            limiter: Arc::new(allow_all()),
+            usage: Arc::new(usage),
+        }
+    }
+
     #[tokio::test]
     async fn a_spent_daily_budget_answers_the_output_limit_part_and_usage_is_recorded() {
         let mut usage = MockUsageStore::new();
@@ -569,13 +579,7 @@ mod tests {
         usage.expect_add().never();
         let mut model = MockLanguageModel::new();
         model.expect_stream().never();
-        let ports = AssistantPorts {
-            tools: Arc::new(tools()),
-            threads: Arc::new(threads()),
-            clock: clock(),
-            limiter: Arc::new(allow_all()),
-            usage: Arc::new(usage),
-        };
+        let ports = ports_with(usage);
         let limits = AssistantLimits { per_user_per_minute: 20, daily_tokens_per_team: Some(1_000) };
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
         let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
@@ -598,13 +602,7 @@ mod tests {
                 Ok(ModelEvent::Finished { reason: "stop".into() }),
             ]))
         });
-        let ports = AssistantPorts {
-            tools: Arc::new(tools()),
-            threads: Arc::new(threads()),
-            clock: clock(),
-            limiter: Arc::new(allow_all()),
-            usage: Arc::new(usage),
-        };
+        let ports = ports_with(usage);
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
         let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
