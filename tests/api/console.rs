@@ -160,3 +160,28 @@ async fn an_operator_retries_a_failed_guest_event_and_a_member_cannot() {
     assert_ne!(state, "failed", "queued again (or already taken by the worker)");
     assert!(attempts <= 1, "with fresh attempts");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_compliance_page_counts_last_weeks_reports_for_admins_only() {
+    let app = TestApp::spawn().await;
+    let location = app.create_location_in("org_1", "Downtown", "UTC").await;
+    let last_week = opsd_core::Week::containing(time::OffsetDateTime::now_utc().date()).previous().start();
+    let start = last_week.with_hms(9, 0, 0).unwrap().assume_utc();
+    let shift = opsd_tests::TestShift {
+        id: "c1",
+        start,
+        end: start + time::Duration::hours(6),
+        department: opsd_core::Department::Foh,
+        wage_cents: 1500,
+        unpaid_break_minutes: 0,
+        draft: false,
+    };
+    app.import_shifts(&location, "UTC", &[shift]).await;
+    let (status, page) = html(&app, "/console/compliance", app.tokens.admin("user_1", "org_1")).await;
+    assert_eq!(status, 200, "{page}");
+    let row = page.split(&format!("data-location=\"{location}\"")).nth(1).unwrap().split("</tr>").next().unwrap();
+    assert!(row.contains("Downtown") && row.contains(&last_week.to_string()), "{row}");
+    assert!(row.contains("0 of 1"), "one shift report and one manager report were due, none filed: {row}");
+    assert!(row.contains("morning") && row.contains("manager"), "what is missing: {row}");
+    assert_eq!(html(&app, "/console/compliance", app.tokens.member("user_2", "org_1")).await.0, 403);
+}

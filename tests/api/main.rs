@@ -3,6 +3,7 @@
 mod analytics;
 mod assistant;
 mod auth;
+mod browser;
 mod console;
 mod coupons;
 mod database_tls;

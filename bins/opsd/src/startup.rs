@@ -271,7 +271,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         cron: Jobs::new(vec![
             Arc::new(jobs::ReportReminder(nudges.clone())),
             Arc::new(jobs::CheckCompliance(nudges.clone())),
-            Arc::new(jobs::AggregateHeroes(nudges)),
+            Arc::new(jobs::AggregateHeroes(nudges.clone())),
             Arc::new(jobs::PublishAnnouncements(announcements)),
             Arc::new(jobs::PruneContacts {
                 incidents: incidents.clone(),
@@ -293,6 +293,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         guest_event_queue: guest_event_store,
         guest_event_wake,
         job_history: Arc::new(PgJobRunStore::new(db.clone())),
+        nudges,
         jobs: Arc::new(JobRunner::new(Arc::new(PgJobLocks::new(db.clone())), Arc::new(PgJobRunStore::new(db)), clock)),
     };
     Ok((state, background))

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use opsd_core::Week;
-use opsd_core::{Clock, StoreError, TeamChat};
+use opsd_core::{Clock, LocationId, StoreError, TeamChat, TeamId};
 use opsd_reports::ReportShift;
 use time::Date;
 use time_tz::OffsetDateTimeExt;
@@ -16,6 +16,19 @@ pub struct NudgeTally {
     pub sent: u32,
     pub already: u32,
     pub failed: u32,
+}
+
+/// A location's filing of one week: what the schedule made due, what was filed, what is missing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WeekCompliance {
+    pub location: LocationId,
+    pub location_name: String,
+    pub week_start: Date,
+    pub expected_shift: u32,
+    pub filed_shift: u32,
+    pub expected_manager: u32,
+    pub filed_manager: u32,
+    pub missing: Vec<Missing>,
 }
 
 #[derive(derive_new::new)]
@@ -98,22 +111,49 @@ impl NudgeJobs {
         Ok(tally)
     }
 
+    /// A location's previous Saturday-to-Friday week: what was expected and what was filed.
+    async fn last_week(&self, location: &NudgeLocation) -> Result<WeekCompliance, StoreError> {
+        let week = Week::containing(self.local_today(location)).previous();
+        let (from, to) = (week.start(), week.end());
+        let starts = self.store.shift_starts(location.id, &location.timezone, from, to).await?;
+        let expected = expected_reports(&starts);
+        let filed_shift = self.store.filed_shift_reports(location.id, from, to).await?;
+        let filed_manager = self.store.filed_manager_reports(location.id, from, to).await?;
+        let missing = missing_reports(&expected, &filed_shift, &filed_manager);
+        let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();
+        let expected_manager = expected.len() as u32;
+        let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
+        let missing_manager = missing.len() as u32 - missing_shift;
+        Ok(WeekCompliance {
+            location: location.id,
+            location_name: location.name.clone(),
+            week_start: from,
+            expected_shift,
+            filed_shift: expected_shift - missing_shift,
+            expected_manager,
+            filed_manager: expected_manager - missing_manager,
+            missing,
+        })
+    }
+
+    /// Last week's filing of each of the team's locations, as the compliance job counts it.
+    pub async fn compliance(&self, team: &TeamId) -> Result<Vec<WeekCompliance>, StoreError> {
+        let mut weeks = Vec::new();
+        for location in self.store.locations().await?.iter().filter(|l| &l.team_id == team) {
+            weeks.push(self.last_week(location).await?);
+        }
+        Ok(weeks)
+    }
+
     /// The previous Saturday-to-Friday week of each location: stores what was expected and filed,
     /// and nudges staff and managers about what is missing.
     pub async fn check_compliance(&self) -> Result<NudgeTally, StoreError> {
         let mut tally = NudgeTally::default();
         for location in self.store.locations().await? {
-            let week = Week::containing(self.local_today(&location)).previous();
-            let (from, to) = (week.start(), week.end());
-            let starts = self.store.shift_starts(location.id, &location.timezone, from, to).await?;
-            let expected = expected_reports(&starts);
-            let filed_shift = self.store.filed_shift_reports(location.id, from, to).await?;
-            let filed_manager = self.store.filed_manager_reports(location.id, from, to).await?;
-            let missing = missing_reports(&expected, &filed_shift, &filed_manager);
-            let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();
-            let expected_manager = expected.len() as u32;
-            let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
-            let missing_manager = missing.len() as u32 - missing_shift;
+            let WeekCompliance {
+                week_start: from, expected_shift, filed_shift, expected_manager, filed_manager, ..
+            } = self.last_week(&location).await?;
+            let (missing_shift, missing_manager) = (expected_shift - filed_shift, expected_manager - filed_manager);
             self.store
                 .save_compliance(
                     location.id,

@@ -10,7 +10,7 @@ mod ports;
 pub use announcements::{Announcement, AnnouncementDraft, AnnouncementError, AnnouncementService, NewAnnouncement};
 pub use expected::{Missing, expected_reports, missing_reports};
 pub use heroes::top_heroes;
-pub use jobs::{NudgeJobs, NudgeTally};
+pub use jobs::{NudgeJobs, NudgeTally, WeekCompliance};
 pub use ports::{AnnouncementStore, NudgeLocation, NudgeStore, PendingPush, UserPush};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnnouncementStore, MockNudgeStore, MockUserPush};

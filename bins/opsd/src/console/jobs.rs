@@ -10,7 +10,7 @@ use opsd_jobs::{JobActivity, LastRun};
 use time::OffsetDateTime;
 
 use crate::console::access::{Need, allow};
-use crate::console::page::{layout, ok, refusal};
+use crate::console::page::{layout, ok, refusal, when};
 use crate::state::AppState;
 
 /// The next two times a cron expression comes due after `now`.
@@ -47,9 +47,9 @@ fn last_run(last: Option<&LastRun>) -> Markup {
         Some(run) => {
             let duration = run.finished_at.map(|end| (end - run.started_at).whole_milliseconds());
             html! {
-                span data-status=(run.status) { (run.status) } " at " (run.started_at.time().to_string()) " "
-                (run.started_at.date()) @if let Some(ms) = duration { " (" (ms) " ms)" }
-                br; code { (run.summary.to_string().chars().take(160).collect::<String>()) }
+                span data-status=(run.status) { (run.status) } " "
+                span class="when" { (when(run.started_at)) } @if let Some(ms) = duration { " (" (ms) " ms)" }
+                span class="summary" { (run.summary.to_string().chars().take(160).collect::<String>()) }
             }
         }
     }
@@ -85,7 +85,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
                             td { code { (job.name()) } }
                             td { code { (job.schedule()) } }
                             td { (last_run(last)) }
-                            td { @if let Some((due, _)) = next { (due.format("%Y-%m-%d %H:%M")) } }
+                            td class="when" { @if let Some((due, _)) = next { (due.format("%Y-%m-%d %H:%M")) } }
                             td class="num" { (seen.map_or(0, |a| a.runs)) }
                             td class="num" { (seen.map_or(0, |a| a.failures)) }
                             td {

@@ -4,6 +4,7 @@
 
 mod access;
 mod chart;
+mod compliance;
 mod incidents;
 mod jobs;
 mod page;
@@ -12,6 +13,7 @@ mod week;
 
 use actix_web::HttpResponse;
 
+pub use compliance::page as compliance;
 pub use incidents::{change_status as incident_status, detail as incident, list as incidents};
 pub use jobs::page as jobs;
 pub use page::{STYLESHEET_PATH, stylesheet};

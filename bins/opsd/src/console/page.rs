@@ -61,8 +61,25 @@ pub async fn stylesheet() -> HttpResponse {
         .body(STYLESHEET)
 }
 
+/// Dollars with cents and thousands separators: `$12,345.60`.
 pub fn money(value: rust_decimal::Decimal) -> String {
-    format!("${:.2}", value.round_dp(2))
+    let text = format!("{:.2}", value.round_dp(2).abs());
+    let (whole, cents) = text.split_once('.').unwrap_or((&text, "00"));
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    let sign = if value.is_sign_negative() && !value.is_zero() { "-" } else { "" };
+    format!("{sign}${grouped}.{cents}")
+}
+
+/// A moment as `YYYY-MM-DD HH:MM:SS` (UTC).
+pub fn when(at: time::OffsetDateTime) -> String {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    format!("{} {:02}:{:02}:{:02}", at.date(), at.hour(), at.minute(), at.second())
 }
 
 pub fn percent(fraction: rust_decimal::Decimal) -> String {
@@ -76,5 +93,18 @@ pub fn reason(code: Option<&str>) -> &'static str {
         Some("no_labor_hours") => "no labor hours scheduled",
         Some(_) => "not computable",
         None => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rust_decimal::Decimal;
+
+    #[test]
+    fn money_has_cents_and_thousands_separators() {
+        assert_eq!(super::money(Decimal::new(1234560, 2)), "$12,345.60");
+        assert_eq!(super::money(Decimal::new(999, 0)), "$999.00");
+        assert_eq!(super::money(Decimal::new(-1000000, 0)), "-$1,000,000.00");
+        assert_eq!(super::money(Decimal::ZERO), "$0.00");
     }
 }

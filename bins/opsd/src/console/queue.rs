@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::console::access::{Need, allow};
-use crate::console::page::{layout, ok, refusal};
+use crate::console::page::{layout, ok, refusal, when};
 use crate::state::AppState;
 
 const FAILED_SHOWN: u32 = 100;
@@ -46,7 +46,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
                     tbody {
                         @for event in &overview.failed {
                             tr data-event=(event.id) {
-                                td { (event.received_at.date()) " " (event.received_at.time().to_string()) }
+                                td class="when" { (when(event.received_at)) }
                                 td { (event.event_type) }
                                 td { (event.team_id) }
                                 td class="num" { (event.attempts) }

@@ -108,6 +108,7 @@ fn table() -> Vec<Route> {
         Route::plain("/console/incidents", Method::GET, web::get().to(console::incidents)),
         Route::plain("/console/incidents/{id}", Method::GET, web::get().to(console::incident)),
         Route::plain("/console/incidents/{id}/status", Method::POST, web::post().to(console::incident_status)),
+        Route::plain("/console/compliance", Method::GET, web::get().to(console::compliance)),
         Route::plain("/console/jobs", Method::GET, web::get().to(console::jobs)),
         Route::plain("/console/queue", Method::GET, web::get().to(console::queue)),
         Route::plain("/console/queue/{id}/retry", Method::POST, web::post().to(console::retry_guest_event)),
