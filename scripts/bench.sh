@@ -15,6 +15,11 @@ psql "$server" -qc "CREATE DATABASE opsd_bench" >/dev/null
 cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-bench
 
 export DATABASE_URL="${server%/*}/opsd_bench" API_KEY="bench-key" RUST_LOG=error
+# A dev identity, so the console's pages can be loaded with a session cookie.
+keys="$(mktemp -d)"
+./target/release/opsd dev-keys "$keys" >/dev/null
+export IDENTITY_JWT_PUBLIC_KEY="$(cat "$keys/public.pem")" OPSD_DEV_SIGNING_KEY="$keys/private.pem"
+export OPERATOR_USER_IDS=user_bench_operator
 echo "seeding 20 locations with a year of sales and shifts..."
 week="$(./target/release/opsd seed-demo --locations 20 --weeks 52 | sed -n 's/^week_of=//p')"
 # A live database is vacuumed and analyzed by autovacuum; do it now so it does not run during the load.
@@ -46,6 +51,24 @@ cached_rps="$(load "cached optimization" "http://127.0.0.1:$cached_port$path")"
 uncached_rps="$(load "uncached optimization" "http://127.0.0.1:$uncached_port$path")"
 live_rps="$(load "/health/live" "http://127.0.0.1:$cached_port/health/live")"
 awk -v c="$cached_rps" -v l="$live_rps" 'BEGIN { printf "cached optimization / health/live = %.2f (target at least 0.6)\n", c / l }'
+
+echo
+echo "console pages on the seeded 20-location demo (goal: under 100 KB and p99 under 200 ms each):"
+admin="$(./target/release/opsd dev-token --user user_bench_admin --team org_demo --role admin)"
+operator="$(./target/release/opsd dev-token --user user_bench_operator --team org_demo --role member)"
+page() { # path token
+  local url="http://127.0.0.1:$cached_port$1" bytes out p99
+  bytes="$(curl -fs -o /dev/null -w '%{size_download}' -H "Cookie: __session=$2" "$url")"
+  out="$(wrk -t2 -c8 -d"$(( duration / 2 > 2 ? duration / 2 : 2 ))s" --latency -H "Cookie: __session=$2" "$url")"
+  p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
+  printf '  %-28s %7s bytes   p99 %s\n' "$1" "$bytes" "$p99"
+}
+page "/console/week?weekOf=$week" "$admin"
+page "/console/incidents" "$admin"
+page "/console/compliance" "$admin"
+page "/console/jobs" "$operator"
+page "/console/queue" "$operator"
+rm -rf "$keys"
 kill $cached $uncached 2>/dev/null || true
 
 echo

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a domain crate depends, directly or not, on a web, database or HTTP-client crate.
+"""Fails when a domain crate depends, directly or not, on a web, database or HTTP-client crate, or
+on utoipa (the API document's types live with the handlers).
 
 Domain crates are the workspace members under crates/ that are not adapters. Each is resolved on
 its own (`cargo tree -p`), as a user of that crate would build it: the features other workspace
@@ -12,7 +13,7 @@ import sys
 
 ADAPTERS = {"opsd-postgres", "opsd-outbound", "opsd-cache", "opsd-test-db"}
 FORBIDDEN_PREFIXES = ("actix", "diesel", "tokio-postgres", "postgres", "deadpool", "reqwest", "hyper",
-                      "sqlx", "wiremock", "isahc", "awc", "axum", "tonic", "redis", "web-push")
+                      "sqlx", "wiremock", "isahc", "awc", "axum", "tonic", "redis", "web-push", "utoipa")
 
 meta = json.loads(subprocess.check_output(["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"]))
 domains = sorted(p["name"] for p in meta["packages"]
@@ -28,7 +29,7 @@ for domain in domains:
             failures.append(f"{domain} -> {name}")
 
 if failures:
-    print("domain crates must not depend on web, database or HTTP-client crates:")
+    print("domain crates must not depend on web, database, HTTP-client or API-document crates:")
     for failure in sorted(set(failures)):
         print("  " + failure)
     sys.exit(1)
