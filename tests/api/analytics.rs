@@ -350,3 +350,25 @@ async fn an_outage_opens_the_circuit_while_cached_answers_are_still_served() {
     let (cached, cache) = team.week().await;
     assert_eq!((cache.as_str(), cached["summary"]["totalSales"].clone()), ("hit", json!(100.0)));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_polls_gets_304_until_the_numbers_change() {
+    let team = team().await;
+    team.ingest(json!([team.sale("2026-11-14", "Lunch", 100.0)])).await;
+    let path = format!("/api/analytics/optimization?teamId=org_1&weekOf={WEEK}");
+    let first = team.app.get(&path).bearer_auth(API_KEY).send().await.unwrap();
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    assert!(etag.starts_with('"') && etag.len() == 18, "a strong tag: {etag}");
+    let poll = |tag: String| team.app.get(&path).bearer_auth(API_KEY).header("if-none-match", tag).send();
+    let unchanged = poll(etag.clone()).await.unwrap();
+    assert_eq!(unchanged.status(), 304);
+    assert_eq!(unchanged.headers()["etag"].to_str().unwrap(), etag);
+    assert!(unchanged.bytes().await.unwrap().is_empty(), "no body");
+    assert_eq!(poll(format!("\"other\", {etag}")).await.unwrap().status(), 304, "any of a list matches");
+
+    team.ingest(json!([team.sale("2026-11-14", "Dinner", 50.0)])).await;
+    let changed = poll(etag.clone()).await.unwrap();
+    assert_eq!(changed.status(), 200, "new numbers, a full answer");
+    assert_ne!(changed.headers()["etag"].to_str().unwrap(), etag);
+    assert_eq!(changed.json::<Value>().await.unwrap()["summary"]["totalSales"], json!(150.0));
+}

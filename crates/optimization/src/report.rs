@@ -95,16 +95,21 @@ impl<F: Fn(&OptimizationReport) -> String + Send + Sync> ReportRenderer for F {
     }
 }
 
-/// A report with its rendered body.
+/// A report with its rendered body and the body's fingerprint (so a client that polls can be told
+/// nothing changed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderedReport {
     pub report: OptimizationReport,
     pub json: std::sync::Arc<str>,
+    /// The first 16 hex digits of the body's SHA-256.
+    pub fingerprint: String,
 }
 
 impl RenderedReport {
     pub fn new(report: OptimizationReport, renderer: &dyn ReportRenderer) -> Self {
+        use sha2::Digest;
         let json = renderer.render(&report);
-        Self { report, json: json.into() }
+        let fingerprint = hex::encode(&sha2::Sha256::digest(json.as_bytes())[..8]);
+        Self { report, json: json.into(), fingerprint }
     }
 }

@@ -29,19 +29,36 @@ impl AsRef<[u8]> for CachedJson {
 /// The week's labor optimization data. Cached for 15 minutes per team, location and week
 /// (`x-cache: hit|miss`); dropped at once on sales ingestion, goal changes, schedule syncs and
 /// identity events. While the store is failing (circuit open) cached answers are still served.
-#[utoipa::path(get, path = "/api/analytics/optimization", tags = ["analytics"], params(OptimizationQuery),
+/// Each answer carries an `ETag`; a client that polls sends it back in `If-None-Match` and gets
+/// 304 with no body while the numbers are the same.
+#[utoipa::path(get, path = "/api/analytics/optimization", tags = ["analytics"], params(OptimizationQuery,
+        ("If-None-Match" = Option<String>, Header, description = "an ETag of an earlier answer")),
     security(("apiKey" = [])),
-    responses((status = 200, body = OptimizationReport, headers(("x-cache" = String, description = "hit or miss")))))]
+    responses(
+        (status = 200, body = OptimizationReport, headers(("x-cache" = String, description = "hit or miss"),
+            ("ETag" = String, description = "the answer's version"))),
+        (status = 304, description = "unchanged since the ETag sent", headers(("ETag" = String))),
+    ))]
 pub async fn optimization(
+    req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     _key: ApiKey,
     QueryParams(query): QueryParams<OptimizationQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.optimization.report(query.try_into_domain()?).await?;
-    Ok(HttpResponse::Ok()
-        .insert_header(("x-cache", cache.as_str()))
-        .content_type("application/json")
-        .body(actix_web::web::Bytes::from_owner(CachedJson(report))))
+    let etag = actix_web::http::header::EntityTag::new_strong(report.fingerprint.clone());
+    let unchanged =
+        req.headers().get(actix_web::http::header::IF_NONE_MATCH).and_then(|value| value.to_str().ok()).is_some_and(
+            |tags| {
+                tags.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag.to_string())
+            },
+        );
+    let mut answer = if unchanged { HttpResponse::NotModified() } else { HttpResponse::Ok() };
+    answer.insert_header(("x-cache", cache.as_str())).insert_header(actix_web::http::header::ETag(etag));
+    if unchanged {
+        return Ok(answer.finish());
+    }
+    Ok(answer.content_type("application/json").body(actix_web::web::Bytes::from_owner(CachedJson(report))))
 }
 
 /// The per-weekday goals (0 = Saturday): a location's own, else the team default.
