@@ -46,7 +46,10 @@ run() {
   if ! curl -fs "$base/openapi.json" | .venv/bin/python -c "import json,re,sys; sys.exit(0 if any(re.search(sys.argv[1], p) for p in json.load(sys.stdin)['paths']) else 1)" "$regex"; then
     echo "fuzz-api: no route matches $regex yet"; return 0
   fi
+  # The stateful phase (following the document's links) is not run yet: each group above would have
+  # to hold both ends of every link, and the request schemas do not yet carry every validation rule.
   .venv/bin/st run "$base/openapi.json" --include-path-regex "$regex" --url "$base" --checks "$checks" --max-examples "$examples" \
+    --phases examples,coverage,fuzzing \
     --header "$header" --header "Origin: https://app.fuzz.example" --header "Cookie: __session=$jwt" --seed 7 "$@"
 }
 status=0

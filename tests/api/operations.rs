@@ -74,6 +74,21 @@ async fn the_openapi_document_is_3_1_and_names_every_route() {
         assert!(doc["paths"].get(path).is_some(), "{path} is missing");
     }
     assert!(doc["components"]["securitySchemes"].get("bearer").is_some());
+    let operations: Vec<&Value> =
+        doc["paths"].as_object().unwrap().values().flat_map(|item| item.as_object().unwrap().values()).collect();
+    let mut ids: Vec<&str> = operations.iter().map(|op| op["operationId"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    let count = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "operation ids are unique");
+    let links = &doc["paths"]["/api/incidents"]["post"]["responses"]["201"]["links"];
+    assert_eq!(
+        links["GetIncident"],
+        serde_json::json!({ "operationId": "get_incident", "parameters": { "id": "$response.body#/id" } })
+    );
+    for link in ["CommentOnIncident", "ChangeIncidentStatus"] {
+        assert!(ids.contains(&links[link]["operationId"].as_str().unwrap()), "{link} names an operation");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -20,5 +20,5 @@ pub mod telemetry;
 mod wire;
 
 pub use errors::ApiError;
-pub use openapi::{ApiDoc, document as openapi_document};
+pub use openapi::{ApiDoc, document_json as openapi_document};
 pub use startup::{Application, connect_database as startup_database};

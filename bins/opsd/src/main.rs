@@ -41,7 +41,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         "openapi" => {
-            println!("{}", opsd::openapi_document().to_pretty_json()?);
+            println!("{}", serde_json::to_string_pretty(&opsd::openapi_document())?);
             Ok(())
         }
         "jobs" => {

@@ -66,6 +66,32 @@ pub fn document() -> utoipa::openapi::OpenApi {
     document
 }
 
+/// The document as served: `document()` with its links (written as JSON, because utoipa 5.5
+/// serializes a link's `operationId` as `operation_id`).
+pub fn document_json() -> serde_json::Value {
+    let mut json = serde_json::to_value(document()).expect("the document serializes");
+    for (path, method, status, links) in LINKS {
+        let response = &mut json["paths"][*path][*method]["responses"][*status];
+        assert!(response.is_object(), "{method} {path} documents a {status} answer");
+        for (name, operation_id, parameter) in *links {
+            assert!(
+                json_operation_exists(&json, operation_id),
+                "the link {name} names the operation {operation_id}, which exists"
+            );
+            let link =
+                serde_json::json!({ "operationId": operation_id, "parameters": { *parameter: "$response.body#/id" } });
+            json["paths"][*path][*method]["responses"][*status]["links"][*name] = link;
+        }
+    }
+    json
+}
+
+fn json_operation_exists(json: &serde_json::Value, operation_id: &str) -> bool {
+    json["paths"].as_object().into_iter().flat_map(|paths| paths.values()).any(|item| {
+        item.as_object().into_iter().flat_map(|ops| ops.values()).any(|op| op["operationId"] == operation_id)
+    })
+}
+
 struct SecuritySchemes;
 
 impl Modify for SecuritySchemes {
@@ -112,3 +138,31 @@ impl Modify for ProblemResponses {
         }
     }
 }
+
+/// How one answer leads to the next operations (OpenAPI links), for generated clients and stateful
+/// fuzzing: a created incident to reading, commenting on and changing it; a created location to its
+/// reports; a created offer to reading it; a reservation to redeeming it.
+/// (link name, the operation it leads to, that operation's parameter taken from the answer's `id`)
+type Link = (&'static str, &'static str, &'static str);
+
+/// (path, method, status, the links of that answer)
+const LINKS: &[(&str, &str, &str, &[Link])] = &[
+    (
+        "/api/incidents",
+        "post",
+        "201",
+        &[
+            ("GetIncident", "get_incident", "id"),
+            ("CommentOnIncident", "comment", "id"),
+            ("ChangeIncidentStatus", "change_status", "id"),
+        ],
+    ),
+    (
+        "/api/locations",
+        "post",
+        "201",
+        &[("ShiftReports", "shift_reports", "locationId"), ("ManagerReports", "manager_reports", "locationId")],
+    ),
+    ("/api/coupons/offers", "post", "201", &[("GetOffer", "offer", "id")]),
+    ("/api/coupons/reservations/{id}", "get", "200", &[("RedeemReservation", "redeem", "id")]),
+];

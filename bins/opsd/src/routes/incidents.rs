@@ -30,7 +30,7 @@ pub async fn report(
 }
 
 /// The team's incidents, newest first, a page at a time.
-#[utoipa::path(get, path = "/api/incidents", tags = ["incidents"], params(IncidentQuery),
+#[utoipa::path(get, path = "/api/incidents", operation_id = "list_incidents", tags = ["incidents"], params(IncidentQuery),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = Page<Incident>)))]
 pub async fn list(
     state: web::Data<AppState>,
@@ -42,7 +42,7 @@ pub async fn list(
 }
 
 /// One incident with its comments and status history. Another team's incident is 404.
-#[utoipa::path(get, path = "/api/incidents/{id}", tags = ["incidents"], params(("id" = Uuid, Path)),
+#[utoipa::path(get, path = "/api/incidents/{id}", operation_id = "get_incident", tags = ["incidents"], params(("id" = Uuid, Path)),
     security(("bearer" = []), ("session" = [])), responses((status = 200, body = IncidentDetail)))]
 pub async fn get(
     state: web::Data<AppState>,

@@ -53,7 +53,7 @@ pub async fn publish_announcements(state: web::Data<AppState>, _cron: CronSecret
 }
 
 /// Schedules an announcement (admin); the job publishes it at `publishAt`.
-#[utoipa::path(post, path = "/api/announcements", tags = ["announcements"], request_body = AnnouncementRequest,
+#[utoipa::path(post, path = "/api/announcements", operation_id = "create_announcement", tags = ["announcements"], request_body = AnnouncementRequest,
     security(("bearer" = []), ("session" = [])), responses((status = 201, body = Announcement)))]
 pub async fn create(
     state: web::Data<AppState>,
@@ -64,7 +64,7 @@ pub async fn create(
 }
 
 /// The team's announcements, latest first.
-#[utoipa::path(get, path = "/api/announcements", tags = ["announcements"], security(("bearer" = []), ("session" = [])),
+#[utoipa::path(get, path = "/api/announcements", operation_id = "list_announcements", tags = ["announcements"], security(("bearer" = []), ("session" = [])),
     responses((status = 200, body = Vec<Announcement>)))]
 pub async fn list(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
     let announcements = state.announcements.list(&caller).await?;

@@ -57,7 +57,7 @@ pub async fn sync_roles(state: web::Data<AppState>, _cron: CronSecret) -> Result
 }
 
 /// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.
-#[utoipa::path(get, path = "/api/schedule/{location_slug}", tags = ["schedule"],
+#[utoipa::path(get, path = "/api/schedule/{location_slug}", operation_id = "view_schedule", tags = ["schedule"],
     params(("location_slug" = String, Path), ScheduleViewQuery), security(("apiKey" = [])),
     responses((status = 200, body = ScheduleView, headers(("Deprecation" = String, description = "true")))))]
 pub async fn view(
