@@ -21,7 +21,7 @@ pub enum ApiError {
     #[error("not found")]
     NotFound,
     #[error("method not allowed")]
-    MethodNotAllowed(&'static str),
+    MethodNotAllowed(std::sync::Arc<str>),
     #[error("conflict: {detail}")]
     Conflict { detail: &'static str, existing_id: Option<String> },
     #[error("delivery conflict")]
@@ -176,7 +176,7 @@ impl ResponseError for ApiError {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
             }
             ApiError::MethodNotAllowed(allow) => {
-                response.insert_header((header::ALLOW, *allow));
+                response.insert_header((header::ALLOW, allow.as_ref()));
             }
             ApiError::RateLimited { retry_after_seconds } | ApiError::CircuitOpen { retry_after_seconds } => {
                 response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));

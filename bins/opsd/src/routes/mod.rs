@@ -136,8 +136,17 @@ struct Route {
     path: String,
     method: Method,
     route: actix_web::Route,
-    /// The API document's operation; none for the document, its page and the console's pages.
-    operation: Option<(HttpMethod, Operation)>,
+    /// Builds the API document's operation (only `paths()` calls it, not routing); none for the
+    /// document, its page and the console's pages.
+    operation: Option<(HttpMethod, fn() -> Operation)>,
+}
+
+/// A handler's operation with its tags, which the macro keeps apart from it; utoipa's own framework
+/// bindings (utoipa-axum, utoipa-actix-web) join them the same way.
+fn tagged_operation<P: utoipa::Path + for<'t> utoipa::__dev::Tags<'t>>() -> Operation {
+    let mut operation = P::operation();
+    operation.tags.get_or_insert_with(Vec::new).extend(P::tags().into_iter().map(str::to_owned));
+    operation
 }
 
 impl Route {
@@ -159,15 +168,11 @@ impl Route {
             HttpMethod::Delete => Method::DELETE,
             _ => panic!("{} documents a method the table does not serve", P::path()),
         };
-        // The tags are kept apart from the operation by the macro; utoipa's own framework
-        // bindings (utoipa-axum, utoipa-actix-web) join them the same way.
-        let mut operation = P::operation();
-        operation.tags.get_or_insert_with(Vec::new).extend(P::tags().into_iter().map(str::to_owned));
         Self {
             path: P::path(),
             route: web::method(actix.clone()).to(handler),
             method: actix,
-            operation: Some((method, operation)),
+            operation: Some((method, tagged_operation::<P>)),
         }
     }
 
@@ -194,8 +199,7 @@ fn resources(routes: Vec<Route>) -> Vec<(String, Vec<Route>)> {
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     for (path, routes) in resources(table()) {
-        let allow: &'static str =
-            Box::leak(routes.iter().map(|r| r.method.as_str()).collect::<Vec<_>>().join(", ").into_boxed_str());
+        let allow: std::sync::Arc<str> = routes.iter().map(|r| r.method.as_str()).collect::<Vec<_>>().join(", ").into();
         let resource = routes.into_iter().fold(resource(&path, allow), |resource, r| resource.route(r.route));
         cfg.service(resource_settings(&path, resource));
     }
@@ -207,16 +211,18 @@ pub fn paths() -> Paths {
     let mut paths = Paths::new();
     for route in table() {
         if let Some((method, operation)) = route.operation {
-            paths.add_path_operation(&route.path, vec![method], operation);
+            paths.add_path_operation(&route.path, vec![method], operation());
         }
     }
     paths
 }
 
 /// A resource whose unmatched methods answer 405 with `Allow`.
-fn resource(path: &str, allow: &'static str) -> Resource {
-    web::resource(path)
-        .default_service(web::to(move || async move { Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allow)) }))
+fn resource(path: &str, allow: std::sync::Arc<str>) -> Resource {
+    web::resource(path).default_service(web::to(move || {
+        let allow = allow.clone();
+        async move { Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allow)) }
+    }))
 }
 
 async fn not_found() -> Result<HttpResponse, ApiError> {
