@@ -46,13 +46,15 @@ pub async fn optimization(
     QueryParams(query): QueryParams<OptimizationQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.optimization.report(query.try_into_domain()?).await?;
-    let etag = actix_web::http::header::EntityTag::new_strong(report.fingerprint.clone());
-    let unchanged =
-        req.headers().get(actix_web::http::header::IF_NONE_MATCH).and_then(|value| value.to_str().ok()).is_some_and(
-            |tags| {
-                tags.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag.to_string())
-            },
-        );
+    use actix_web::HttpMessage;
+    use actix_web::http::header::{EntityTag, IfNoneMatch};
+    let etag = EntityTag::new_strong(report.fingerprint.clone());
+    // If-None-Match compares weakly (RFC 9110 13.1.2).
+    let unchanged = match req.get_header::<IfNoneMatch>() {
+        Some(IfNoneMatch::Any) => true,
+        Some(IfNoneMatch::Items(tags)) => tags.iter().any(|tag| tag.weak_eq(&etag)),
+        None => false,
+    };
     let mut answer = if unchanged { HttpResponse::NotModified() } else { HttpResponse::Ok() };
     answer.insert_header(("x-cache", cache.as_str())).insert_header(actix_web::http::header::ETag(etag));
     if unchanged {
