@@ -28,6 +28,6 @@ pub struct JobActivity {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait JobHistory: Send + Sync {
-    /// Every job that has run, with its counts since `since`.
-    async fn activity(&self, since: OffsetDateTime) -> Result<Vec<JobActivity>, StoreError>;
+    /// Each of `jobs`, with its last run (if any) and its counts since `since`.
+    async fn activity(&self, jobs: &[String], since: OffsetDateTime) -> Result<Vec<JobActivity>, StoreError>;
 }

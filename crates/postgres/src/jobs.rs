@@ -134,14 +134,14 @@ impl JobRunStore for PgJobRunStore {
 struct ActivityRow {
     #[diesel(sql_type = Text)]
     job: String,
-    #[diesel(sql_type = Text)]
-    status: String,
-    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
-    started_at: OffsetDateTime,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    status: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    started_at: Option<OffsetDateTime>,
     #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
     finished_at: Option<OffsetDateTime>,
-    #[diesel(sql_type = diesel::sql_types::Jsonb)]
-    summary: serde_json::Value,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Jsonb>)]
+    summary: Option<serde_json::Value>,
     #[diesel(sql_type = diesel::sql_types::BigInt)]
     runs: i64,
     #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -150,16 +150,21 @@ struct ActivityRow {
 
 #[async_trait]
 impl JobHistory for PgJobRunStore {
-    /// One statement: each job's latest run, with its counts in the window.
-    async fn activity(&self, since: OffsetDateTime) -> Result<Vec<JobActivity>, StoreError> {
+    /// One statement; per job, its latest run and its window's counts each read through
+    /// `job_runs_job_started_idx`, so the page costs the same however long the history grows.
+    async fn activity(&self, jobs: &[String], since: OffsetDateTime) -> Result<Vec<JobActivity>, StoreError> {
         let mut conn = self.db.conn().await?;
         let rows: Vec<ActivityRow> = diesel::sql_query(
-            "SELECT DISTINCT ON (job) job, status, started_at, finished_at, summary, \
-                    count(*) FILTER (WHERE started_at >= $1) OVER (PARTITION BY job) AS runs, \
-                    count(*) FILTER (WHERE started_at >= $1 AND status IN ('failed', 'abandoned')) \
-                        OVER (PARTITION BY job) AS failures \
-             FROM job_runs ORDER BY job, started_at DESC",
+            "SELECT j.job, l.status, l.started_at, l.finished_at, l.summary, c.runs, c.failures \
+             FROM unnest($1::text[]) WITH ORDINALITY AS j (job, position) \
+             LEFT JOIN LATERAL (SELECT status, started_at, finished_at, summary FROM job_runs \
+                 WHERE job = j.job ORDER BY started_at DESC LIMIT 1) l ON true \
+             CROSS JOIN LATERAL (SELECT count(*) AS runs, \
+                 count(*) FILTER (WHERE status IN ('failed', 'abandoned')) AS failures \
+                 FROM job_runs WHERE job = j.job AND started_at >= $2) c \
+             ORDER BY j.position",
         )
+        .bind::<diesel::sql_types::Array<Text>, _>(jobs)
         .bind::<diesel::sql_types::Timestamptz, _>(since)
         .load(&mut conn)
         .await
@@ -168,12 +173,15 @@ impl JobHistory for PgJobRunStore {
             .into_iter()
             .map(|row| JobActivity {
                 job: row.job,
-                last: Some(LastRun {
-                    status: row.status,
-                    started_at: row.started_at,
-                    finished_at: row.finished_at,
-                    summary: row.summary,
-                }),
+                last: match (row.status, row.started_at) {
+                    (Some(status), Some(started_at)) => Some(LastRun {
+                        status,
+                        started_at,
+                        finished_at: row.finished_at,
+                        summary: row.summary.unwrap_or_default(),
+                    }),
+                    _ => None,
+                },
                 runs: row.runs,
                 failures: row.failures,
             })

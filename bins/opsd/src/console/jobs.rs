@@ -59,7 +59,9 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
     if let Err(refused) = allow(&req, Need::Operator).await {
         return refused;
     }
-    let activity = match state.job_history.activity(OffsetDateTime::now_utc() - time::Duration::hours(24)).await {
+    let names: Vec<String> = state.cron.all().map(|job| job.name().to_owned()).collect();
+    let since = OffsetDateTime::now_utc() - time::Duration::hours(24);
+    let activity = match state.job_history.activity(&names, since).await {
         Ok(activity) => activity,
         Err(error) => {
             tracing::warn!(%error, "the jobs page could not load");
