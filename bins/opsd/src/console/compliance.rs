@@ -1,13 +1,12 @@
 //! The compliance page (team admins): last week's expected and filed reports per location, as the
 //! weekly compliance job counts them, with what is missing.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use maud::html;
 use opsd_nudges::Missing;
 
 use crate::console::access::{Need, allow, team};
-use crate::console::page::{layout, ok, refusal};
+use crate::console::page::{layout, ok, unavailable};
 use crate::state::AppState;
 
 pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
@@ -17,10 +16,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
     };
     let weeks = match state.nudges.compliance(&team(&caller)).await {
         Ok(weeks) => weeks,
-        Err(error) => {
-            tracing::warn!(%error, "the compliance page could not load");
-            return refusal(StatusCode::SERVICE_UNAVAILABLE, "Compliance is not available right now.");
-        }
+        Err(error) => return unavailable("Compliance is", error),
     };
     let body = html! {
         h1 { "Last week's reports" }

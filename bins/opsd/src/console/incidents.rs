@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::console::access::{Need, allow};
-use crate::console::page::{layout, ok, refusal};
+use crate::console::page::{layout, ok, refusal, unavailable};
 use crate::state::AppState;
 
 fn age(since: OffsetDateTime) -> String {
@@ -20,11 +20,6 @@ fn age(since: OffsetDateTime) -> String {
         (_, hours) if hours >= 1 => format!("{hours} h"),
         _ => format!("{} min", elapsed.whole_minutes().max(0)),
     }
-}
-
-fn unavailable(error: impl std::fmt::Display) -> HttpResponse {
-    tracing::warn!(%error, "a console page could not load");
-    refusal(StatusCode::SERVICE_UNAVAILABLE, "The incidents are not available right now.")
 }
 
 pub async fn list(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
@@ -38,7 +33,7 @@ pub async fn list(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
         async { state.teams.list_locations(&caller).await.map_err(crate::ApiError::from) },
     ) {
         Ok(found) => found,
-        Err(error) => return unavailable(error),
+        Err(error) => return unavailable("The incidents are", error),
     };
     let location_name =
         |id| locations.iter().find(|l| l.id == id).map(|l| l.name.clone()).unwrap_or_else(|| "(removed)".into());
@@ -77,7 +72,7 @@ pub async fn detail(req: HttpRequest, state: web::Data<AppState>, id: web::Path<
         Err(opsd_core::ServiceError::NotFound) => {
             return refusal(StatusCode::NOT_FOUND, "No such incident in your team.");
         }
-        Err(error) => return unavailable(error),
+        Err(error) => return unavailable("The incidents are", error),
     };
     let incident = &detail.incident;
     let body = html! {
@@ -134,6 +129,6 @@ pub async fn change_status(
     match state.incidents.change_status(&caller, IncidentId(*id), status).await {
         Ok(_) => HttpResponse::SeeOther().insert_header(("location", format!("/console/incidents/{}", *id))).finish(),
         Err(opsd_core::ServiceError::NotFound) => refusal(StatusCode::NOT_FOUND, "No such incident in your team."),
-        Err(error) => unavailable(error),
+        Err(error) => unavailable("The incidents are", error),
     }
 }

@@ -2,7 +2,6 @@
 //! time, its runs and failures in the last 24 hours, and an alarm when it has not run within twice
 //! its period or its health gate is raised.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
@@ -10,7 +9,7 @@ use opsd_jobs::{JobActivity, LastRun};
 use time::OffsetDateTime;
 
 use crate::console::access::{Need, allow};
-use crate::console::page::{layout, ok, refusal, when};
+use crate::console::page::{layout, ok, unavailable, when};
 use crate::state::AppState;
 
 /// The next two times a cron expression comes due after `now`.
@@ -63,10 +62,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
     let since = OffsetDateTime::now_utc() - time::Duration::hours(24);
     let activity = match state.job_history.activity(&names, since).await {
         Ok(activity) => activity,
-        Err(error) => {
-            tracing::warn!(%error, "the jobs page could not load");
-            return refusal(StatusCode::SERVICE_UNAVAILABLE, "The job runs are not available right now.");
-        }
+        Err(error) => return unavailable("The job runs are", error),
     };
     let now = Utc::now();
     let body = html! {

@@ -54,6 +54,13 @@ pub fn refusal(status: StatusCode, message: &str) -> HttpResponse {
     HttpResponse::build(status).content_type("text/html; charset=utf-8").body(layout("", title, body).into_string())
 }
 
+/// The 503 page of a page whose data could not be read (`what` is not available right now); the
+/// error goes to the log only.
+pub fn unavailable(what: &str, error: impl std::fmt::Display) -> HttpResponse {
+    tracing::warn!(%error, page = what, "a console page could not load");
+    refusal(StatusCode::SERVICE_UNAVAILABLE, &format!("{what} not available right now."))
+}
+
 pub async fn stylesheet() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")

@@ -8,15 +8,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::console::access::{Need, allow};
-use crate::console::page::{layout, ok, refusal, when};
+use crate::console::page::{layout, ok, refusal, unavailable, when};
 use crate::state::AppState;
 
 const FAILED_SHOWN: u32 = 100;
-
-fn unavailable(error: impl std::fmt::Display) -> HttpResponse {
-    tracing::warn!(%error, "the queue page could not load");
-    refusal(StatusCode::SERVICE_UNAVAILABLE, "The guest-event queue is not available right now.")
-}
 
 pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     if let Err(refused) = allow(&req, Need::Operator).await {
@@ -24,7 +19,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
     }
     let overview = match state.guest_event_queue.overview(FAILED_SHOWN).await {
         Ok(overview) => overview,
-        Err(error) => return unavailable(error),
+        Err(error) => return unavailable("The guest-event queue is", error),
     };
     let body = html! {
         h1 { "Guest-event queue" }
@@ -78,6 +73,6 @@ pub async fn retry(req: HttpRequest, state: web::Data<AppState>, id: web::Path<U
             HttpResponse::SeeOther().insert_header(("location", "/console/queue")).finish()
         }
         Ok(false) => refusal(StatusCode::NOT_FOUND, "No failed event with that id."),
-        Err(error) => unavailable(error),
+        Err(error) => unavailable("The guest-event queue is", error),
     }
 }

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::console::access::{Need, allow, team};
 use crate::console::chart::{self, Day};
-use crate::console::page::{layout, money, ok, percent, reason, refusal};
+use crate::console::page::{layout, money, ok, percent, reason, refusal, unavailable};
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -49,10 +49,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
     ) {
         Ok(found) => found,
         Err(crate::ApiError::NotFound) => return refusal(StatusCode::NOT_FOUND, "No such location in your team."),
-        Err(error) => {
-            tracing::warn!(%error, "the week page could not load");
-            return refusal(StatusCode::SERVICE_UNAVAILABLE, "The week's numbers are not available right now.");
-        }
+        Err(error) => return unavailable("The week's numbers are", error),
     };
     let report = &report.0.report;
     let days: Vec<Day> = report
