@@ -165,6 +165,7 @@ async fn an_operator_retries_a_failed_guest_event_and_a_member_cannot() {
 async fn the_compliance_page_counts_last_weeks_reports_for_admins_only() {
     let app = TestApp::spawn().await;
     let location = app.create_location_in("org_1", "Downtown", "UTC").await;
+    let elsewhere = app.create_location_in("org_2", "Uptown", "UTC").await;
     let last_week = opsd_core::Week::containing(time::OffsetDateTime::now_utc().date()).previous().start();
     let start = last_week.with_hms(9, 0, 0).unwrap().assume_utc();
     let shift = opsd_tests::TestShift {
@@ -183,5 +184,6 @@ async fn the_compliance_page_counts_last_weeks_reports_for_admins_only() {
     assert!(row.contains("Downtown") && row.contains(&last_week.to_string()), "{row}");
     assert!(row.contains("0 of 1"), "one shift report and one manager report were due, none filed: {row}");
     assert!(row.contains("morning") && row.contains("manager"), "what is missing: {row}");
+    assert!(!page.contains(&elsewhere) && !page.contains("Uptown"), "another team's location is not shown");
     assert_eq!(html(&app, "/console/compliance", app.tokens.member("user_2", "org_1")).await.0, 403);
 }

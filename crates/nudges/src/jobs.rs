@@ -83,7 +83,7 @@ impl NudgeJobs {
     /// Today's missing reports of each location (today where the location is).
     pub async fn remind(&self) -> Result<NudgeTally, StoreError> {
         let mut tally = NudgeTally::default();
-        for location in self.store.locations().await? {
+        for location in self.store.locations(None).await? {
             let today = self.local_today(&location);
             for missing in self.missing(&location, today, today).await? {
                 let (kind, target, text) = match missing {
@@ -139,7 +139,7 @@ impl NudgeJobs {
     /// Last week's filing of each of the team's locations, as the compliance job counts it.
     pub async fn compliance(&self, team: &TeamId) -> Result<Vec<WeekCompliance>, StoreError> {
         let mut weeks = Vec::new();
-        for location in self.store.locations().await?.iter().filter(|l| &l.team_id == team) {
+        for location in self.store.locations(Some(team)).await?.iter() {
             weeks.push(self.last_week(location).await?);
         }
         Ok(weeks)
@@ -149,7 +149,7 @@ impl NudgeJobs {
     /// and nudges staff and managers about what is missing.
     pub async fn check_compliance(&self) -> Result<NudgeTally, StoreError> {
         let mut tally = NudgeTally::default();
-        for location in self.store.locations().await? {
+        for location in self.store.locations(None).await? {
             let WeekCompliance {
                 week_start: from, expected_shift, filed_shift, expected_manager, filed_manager, ..
             } = self.last_week(&location).await?;
@@ -191,7 +191,7 @@ impl NudgeJobs {
     /// message per location and week.
     pub async fn aggregate_heroes(&self) -> Result<NudgeTally, StoreError> {
         let mut tally = NudgeTally::default();
-        for location in self.store.locations().await? {
+        for location in self.store.locations(None).await? {
             let week = Week::containing(self.local_today(&location)).previous();
             let mentions = self.store.hero_mentions(location.id, week.start(), week.end()).await?;
             let Some((names, count)) = top_heroes(&mentions) else { continue };
@@ -262,7 +262,7 @@ mod tests {
     #[tokio::test]
     async fn the_reminder_uses_the_locations_today_and_never_nudges_twice() {
         let mut store = MockNudgeStore::new();
-        store.expect_locations().returning(|| Ok(vec![location()]));
+        store.expect_locations().returning(|_| Ok(vec![location()]));
         // 02:00 UTC on the 22nd is still the 21st in Chicago.
         let today = date!(2026 - 11 - 21);
         store
@@ -290,7 +290,7 @@ mod tests {
     #[tokio::test]
     async fn compliance_checks_the_previous_saturday_to_friday_week() {
         let mut store = MockNudgeStore::new();
-        store.expect_locations().returning(|| Ok(vec![location()]));
+        store.expect_locations().returning(|_| Ok(vec![location()]));
         let (from, to) = (date!(2026 - 11 - 14), date!(2026 - 11 - 20));
         store
             .expect_shift_starts()
@@ -321,7 +321,7 @@ mod tests {
         let mut store = MockNudgeStore::new();
         store
             .expect_locations()
-            .returning(|| Ok(vec![location(), NudgeLocation { id: LocationId(Uuid::from_u128(1)), ..location() }]));
+            .returning(|_| Ok(vec![location(), NudgeLocation { id: LocationId(Uuid::from_u128(1)), ..location() }]));
         store.expect_hero_mentions().returning(|_, _, _| Ok(vec!["Maria".into(), "maria ".into(), "Ben".into()]));
         store
             .expect_record_mvp()

@@ -19,7 +19,8 @@ pub struct NudgeLocation {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait NudgeStore: Send + Sync {
-    async fn locations(&self) -> Result<Vec<NudgeLocation>, StoreError>;
+    /// The locations of `team`, or of every team.
+    async fn locations<'a>(&self, team: Option<&'a TeamId>) -> Result<Vec<NudgeLocation>, StoreError>;
     /// (business date, local start hour) of the location's non-draft shifts on those dates.
     async fn shift_starts(
         &self,

@@ -29,7 +29,7 @@ struct Inserted {
 
 #[async_trait]
 impl NudgeStore for PgNudgeStore {
-    async fn locations(&self) -> Result<Vec<NudgeLocation>, StoreError> {
+    async fn locations<'a>(&self, team: Option<&'a TeamId>) -> Result<Vec<NudgeLocation>, StoreError> {
         #[derive(QueryableByName)]
         struct Row {
             #[diesel(sql_type = SqlUuid)]
@@ -45,8 +45,10 @@ impl NudgeStore for PgNudgeStore {
         }
         let mut conn = self.db.conn().await?;
         let rows: Vec<Row> = diesel::sql_query(
-            "SELECT l.id, l.team_id, l.name, l.timezone, t.chat_webhook_url FROM locations l JOIN teams t ON t.id = l.team_id ORDER BY l.id",
+            "SELECT l.id, l.team_id, l.name, l.timezone, t.chat_webhook_url FROM locations l JOIN teams t ON t.id = l.team_id \
+             WHERE $1::text IS NULL OR l.team_id = $1 ORDER BY l.id",
         )
+        .bind::<Nullable<Text>, _>(team.map(TeamId::as_str))
         .load(&mut conn)
         .await
         .map_err(store_error)?;
