@@ -1,6 +1,5 @@
-use opsd_tests::seven_shifts_fake::{COMPANY, Fake7ShiftsServer, TOKEN, shift};
+use opsd_tests::seven_shifts_fake::{Fake7ShiftsServer, shift};
 use opsd_tests::{API_KEY, CRON_SECRET, TestApp, problem};
-use secrecy::SecretString;
 use serde_json::{Value, json};
 
 struct Setup {
@@ -12,13 +11,7 @@ struct Setup {
 
 async fn setup() -> Setup {
     let provider = Fake7ShiftsServer::start().await;
-    let uri = provider.server.uri();
-    let app = TestApp::spawn_with(|config| {
-        config.scheduler.base_url = uri;
-        config.scheduler.token = Some(SecretString::from(TOKEN));
-        config.scheduler.company_id = Some(COMPANY.to_owned());
-    })
-    .await;
+    let app = TestApp::spawn_with(provider.configure()).await;
     let admin = app.tokens.admin("user_1", "org_1");
     let mut ids = Vec::new();
     for (slug, provider_id) in [("downtown", "100"), ("uptown", "200")] {

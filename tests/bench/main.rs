@@ -5,9 +5,8 @@
 use std::time::Instant;
 
 use opsd_tests::push_fake::FakePushService;
-use opsd_tests::seven_shifts_fake::{COMPANY, Fake7ShiftsServer, TOKEN, shift};
+use opsd_tests::seven_shifts_fake::{Fake7ShiftsServer, shift};
 use opsd_tests::{CRON_SECRET, TestApp};
-use secrecy::SecretString;
 use serde_json::json;
 
 #[tokio::main(flavor = "multi_thread")]
@@ -42,11 +41,9 @@ async fn main() {
 async fn sync_seconds(per_location: i64) -> f64 {
     let provider = Fake7ShiftsServer::start().await;
     provider.fake.use_requested_page_size();
-    let uri = provider.server.uri();
+    let configure = provider.configure();
     let app = TestApp::spawn_with(|config| {
-        config.scheduler.base_url = uri;
-        config.scheduler.token = Some(SecretString::from(TOKEN));
-        config.scheduler.company_id = Some(COMPANY.to_owned());
+        configure(config);
         config.database.max_connections = 16;
     })
     .await;

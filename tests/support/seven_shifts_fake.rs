@@ -1,11 +1,13 @@
 //! A local 7shifts v2 API: shifts per location (published and draft listings, cursor pages of two),
-//! users, roles and departments, with failures to inject per location.
+//! time punches per location (`modified_since`, `clocked_in[gte]`, `include_deleted`), users, roles
+//! and departments, with failures to inject per location.
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use time::format_description::well_known::Rfc3339;
 use wiremock::matchers::{header, method, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -15,6 +17,9 @@ pub const COMPANY: &str = "1";
 struct State {
     page_size: usize,
     shifts: HashMap<String, Vec<Value>>,
+    punches: HashMap<String, Vec<Value>>,
+    /// The query of each time-punch listing's first page, in order.
+    punch_queries: Vec<HashMap<String, String>>,
     failing: HashMap<String, u16>,
     stalled: HashMap<String, std::time::Duration>,
     throttle_next: u32,
@@ -27,6 +32,8 @@ impl Default for State {
         Self {
             page_size: 2,
             shifts: HashMap::new(),
+            punches: HashMap::new(),
+            punch_queries: Vec::new(),
             failing: HashMap::new(),
             stalled: HashMap::new(),
             throttle_next: 0,
@@ -55,7 +62,37 @@ pub fn shift(id: i64, user: i64, role: i64, start: &str, end: &str, wage_cents: 
     })
 }
 
+/// A break of a time punch, as 7shifts lists it.
+pub fn punch_break(id: i64, start: &str, end: &str, paid: bool) -> Value {
+    json!({ "id": id, "user_id": 7, "custom_break_id": null, "paid": paid, "in": start, "out": end, "deleted": false })
+}
+
+/// A time punch as the 7shifts REST listing shows it: UTC timestamps, `hourly_wage` in cents.
+pub fn punch(id: i64, user: i64, role: i64, clocked_in: &str, clocked_out: Option<&str>, approved: bool) -> Value {
+    json!({
+        "id": id, "company_id": 1, "shift_id": 0, "user_id": user, "role_id": role, "location_id": 0,
+        "department_id": null, "hourly_wage": 1550, "approved": approved, "clocked_in": clocked_in,
+        "clocked_out": clocked_out, "notes": "", "auto_clocked_out": false, "clocked_in_offline": false,
+        "clocked_out_offline": false, "tips": 0, "created": clocked_in, "modified": clocked_in, "deleted": false,
+        "editable_punch": true, "pos_type": null, "breaks": [],
+    })
+}
+
 impl Fake7Shifts {
+    /// The location's punches; each one's `modified` decides whether a `modified_since` listing holds it.
+    pub fn set_punches(&self, location: &str, punches: Vec<Value>) {
+        self.state.lock().unwrap().punches.insert(location.to_owned(), punches);
+    }
+
+    pub fn punches(&self, location: &str) -> Vec<Value> {
+        self.state.lock().unwrap().punches.get(location).cloned().unwrap_or_default()
+    }
+
+    /// The query of each time-punch listing (its first page), in order.
+    pub fn punch_queries(&self) -> Vec<HashMap<String, String>> {
+        self.state.lock().unwrap().punch_queries.clone()
+    }
+
     pub fn set_shifts(&self, location: &str, shifts: Vec<Value>) {
         self.state.lock().unwrap().shifts.insert(location.to_owned(), shifts);
     }
@@ -132,6 +169,34 @@ impl Respond for Fake7Shifts {
                     None => answer,
                 }
             }
+            "time_punches" => {
+                let location = query.get("location_id").cloned().unwrap_or_default();
+                if let Some(status) = state.failing.get(&location) {
+                    return ResponseTemplate::new(*status).set_body_string("{\"error\":\"internal\"}");
+                }
+                if !query.contains_key("cursor") {
+                    state.punch_queries.push(query.clone());
+                }
+                let include_deleted = query.get("include_deleted").is_some_and(|d| d == "true");
+                let at = |punch: &Value, field: &str| {
+                    time::OffsetDateTime::parse(punch[field].as_str().unwrap_or_default(), &Rfc3339).ok()
+                };
+                let since = |key: &str| query.get(key).and_then(|v| time::OffsetDateTime::parse(v, &Rfc3339).ok());
+                let (modified_since, clocked_in_since) = (since("modified_since"), since("clocked_in[gte]"));
+                let items: Vec<&Value> = state
+                    .punches
+                    .get(&location)
+                    .map(|punches| {
+                        punches
+                            .iter()
+                            .filter(|p| include_deleted || p["deleted"] != json!(true))
+                            .filter(|p| modified_since.is_none_or(|since| at(p, "modified") >= Some(since)))
+                            .filter(|p| clocked_in_since.is_none_or(|since| at(p, "clocked_in") >= Some(since)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                page(&items, request, size)
+            }
             "users" => page(
                 &[
                     json!({ "id": 7, "first_name": "Ana", "last_name": "Ruiz", "active": true, "type": "employee" }),
@@ -162,11 +227,21 @@ impl Respond for Fake7Shifts {
 }
 
 impl Fake7ShiftsServer {
+    /// Points a server's configuration at this fake.
+    pub fn configure(&self) -> impl FnOnce(&mut opsd::config::Config) + use<> {
+        let uri = self.server.uri();
+        move |config| {
+            config.scheduler.base_url = uri;
+            config.scheduler.token = Some(secrecy::SecretString::from(TOKEN));
+            config.scheduler.company_id = Some(COMPANY.to_owned());
+        }
+    }
+
     pub async fn start() -> Self {
         let server = MockServer::start().await;
         let fake = Fake7Shifts::default();
         Mock::given(method("GET"))
-            .and(path_regex(format!("^/v2/company/{COMPANY}/(shifts|users|roles|departments)$")))
+            .and(path_regex(format!("^/v2/company/{COMPANY}/(shifts|time_punches|users|roles|departments)$")))
             .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
             .respond_with(fake.clone())
             .mount(&server)

@@ -13,7 +13,7 @@ use opsd_incidents::IncidentService;
 use opsd_jobs::{AnswerFormat, Finished, Job, JobStatus};
 use opsd_nudges::{AnnouncementService, NudgeJobs, NudgeTally};
 use opsd_postgres::{Db, DbConfig, PgAnnouncementStore, PgContactStore, PgExpiryStore, PgIncidentStore, PgNudgeStore};
-use opsd_scheduling::{ScheduleService, SyncStatus};
+use opsd_scheduling::{PunchSync, ScheduleService, SyncStatus};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -233,6 +233,32 @@ impl Job for SyncRoles {
     }
 }
 
+pub struct SyncPunches(pub Option<Arc<PunchSync>>);
+
+#[async_trait]
+impl Job for SyncPunches {
+    fn name(&self) -> &'static str {
+        "sync-7shifts-punches"
+    }
+    fn schedule(&self) -> &'static str {
+        "*/15 * * * *"
+    }
+    fn format(&self) -> AnswerFormat {
+        AnswerFormat::Json
+    }
+    fn description(&self) -> &'static str {
+        "syncs time punches modified since the last run: `{status, inserted, updated, deleted, unchanged, failedLocations}`"
+    }
+    fn enabled(&self) -> bool {
+        self.0.is_some()
+    }
+    async fn run(&self, _: Uuid) -> Result<Finished, StoreError> {
+        let report = self.0.as_ref().expect("enabled").sync().await?;
+        let body = serde_json::to_value(&report).expect("a report serializes");
+        Ok(Finished::new(sync_status(report.status), body.clone(), body))
+    }
+}
+
 pub struct ExpireCoupons {
     pub sweep: Arc<ExpirySweep>,
     pub enabled: bool,
@@ -297,6 +323,7 @@ pub fn listing() -> Jobs {
         Arc::new(PruneContacts { incidents, retention_days: 30 }),
         Arc::new(SyncSchedule(None)),
         Arc::new(SyncRoles(None)),
+        Arc::new(SyncPunches(None)),
         Arc::new(ExpireCoupons {
             sweep: Arc::new(ExpirySweep::new(Arc::new(PgExpiryStore::new(db)), clock)),
             enabled: false,

@@ -22,15 +22,15 @@ use opsd_outbound::{
     SlackWebhookChat, VapidKeys, VapidPushSender,
 };
 use opsd_push::PushService;
-use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
+use opsd_scheduling::{LegacyScheduleView, PunchSync, ScheduleService, SchedulingProvider};
 
 use crate::assistant_tools::AppTools;
 use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgAnnouncementStore, PgContactStore,
     PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore,
-    PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgRateLimiter, PgReportStore, PgScheduleStore,
-    PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore, PgUsageStore,
+    PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPunchStore, PgRateLimiter, PgReportStore,
+    PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore, PgUsageStore,
     connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
@@ -202,6 +202,15 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         _ => None,
     };
     let schedule = Arc::new(LegacyScheduleView::new(schedule_store.clone(), clock.clone()));
+    let punch_sync = seven_shifts.clone().map(|provider| {
+        Arc::new(PunchSync::new(
+            provider,
+            schedule_store.clone(),
+            Arc::new(PgPunchStore::new(db.clone())),
+            cache_invalidation.clone(),
+            clock.clone(),
+        ))
+    });
     let schedule_sync = seven_shifts.map(|provider| {
         Arc::new(ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone()))
     });
@@ -279,6 +288,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
             }),
             Arc::new(jobs::SyncSchedule(schedule_sync.clone())),
             Arc::new(jobs::SyncRoles(schedule_sync)),
+            Arc::new(jobs::SyncPunches(punch_sync)),
             Arc::new(jobs::ExpireCoupons {
                 sweep: Arc::new(ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone())),
                 enabled: config.coupons.expiry_enabled,

@@ -191,6 +191,30 @@ diesel::table! {
 }
 
 diesel::table! {
+    time_punches (location_id, provider_punch_id) {
+        location_id -> Uuid,
+        provider_punch_id -> Text,
+        employee_key -> Text,
+        department -> Text,
+        business_date -> Date,
+        clocked_in -> Timestamptz,
+        clocked_out -> Nullable<Timestamptz>,
+        approved -> Bool,
+        unpaid_break_minutes -> Int4,
+        worked_hours -> Nullable<Numeric>,
+        hourly_wage -> Numeric,
+        synced_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    punch_sync_state (location_id) {
+        location_id -> Uuid,
+        synced_through -> Timestamptz,
+    }
+}
+
+diesel::table! {
     sales_facts (location_id, date, block) {
         location_id -> Uuid,
         date -> Date,
@@ -232,6 +256,7 @@ diesel::table! {
 diesel::joinable!(memberships -> users (user_id));
 diesel::joinable!(sales_facts -> locations (location_id));
 diesel::joinable!(schedule_shifts -> locations (location_id));
+diesel::joinable!(time_punches -> locations (location_id));
 diesel::joinable!(memberships -> teams (team_id));
 diesel::joinable!(locations -> teams (team_id));
 
@@ -256,4 +281,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     push_subscriptions,
     schedule_shifts,
     sales_facts,
+    time_punches,
+    punch_sync_state,
 );

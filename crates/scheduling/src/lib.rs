@@ -1,18 +1,20 @@
 //! The imported schedule: shifts from the workforce-scheduling provider, placed in their
 //! location's local day and daypart, with their hours and the wage they had when synced; the sync
-//! jobs that keep it current, and the legacy read-only view of it.
+//! jobs that keep it current (shifts, roles and time punches), and the legacy read-only view of it.
 
 mod ports;
+mod punches;
 mod shift;
 mod sync;
 mod view;
 
 #[cfg(any(test, feature = "mock"))]
-pub use ports::{MockScheduleStore, MockSchedulingProvider};
+pub use ports::{MockPunchStore, MockScheduleStore, MockSchedulingProvider};
 pub use ports::{
-    ProviderDepartment, ProviderError, ProviderRole, ProviderShift, ProviderUser, RoleCounts, ScheduleStore,
-    SchedulingProvider, SyncCounts, SyncLocation,
+    ProviderBreak, ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser,
+    PunchStore, PunchWindow, RoleCounts, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
 };
+pub use punches::{FIRST_SYNC_DAYS, OVERLAP, PunchSync, StoredPunch};
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};
 pub use sync::{
     FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, SyncStatus,

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use opsd_core::{Department, LocationId, StoreError, TeamId};
 use time::OffsetDateTime;
 
+use crate::punches::StoredPunch;
 use crate::shift::ScheduledShift;
 use crate::view::{ScheduleView, ViewFilter};
 
@@ -77,9 +78,42 @@ pub struct ProviderDepartment {
     pub name: String,
 }
 
+/// A time punch as the provider lists it (7shifts v2 `time_punches`, mapped by the adapter).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderPunch {
+    pub id: String,
+    pub user_id: Option<String>,
+    pub role_id: Option<String>,
+    pub clocked_in: OffsetDateTime,
+    /// None while the employee is on the clock.
+    pub clocked_out: Option<OffsetDateTime>,
+    pub approved: bool,
+    pub deleted: bool,
+    /// Cents per hour (the REST listing's unit).
+    pub hourly_wage_cents: Option<i64>,
+    pub breaks: Vec<ProviderBreak>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderBreak {
+    pub start: OffsetDateTime,
+    pub end: Option<OffsetDateTime>,
+    pub paid: bool,
+}
+
+/// Which punches to list: those modified since a time (deleted ones included), or, on a location's
+/// first sync, those clocked in since a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PunchWindow {
+    ModifiedSince(OffsetDateTime),
+    ClockedInSince(OffsetDateTime),
+}
+
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait SchedulingProvider: Send + Sync {
+    /// Every time punch of the location in the window (all pages).
+    async fn punches(&self, location: &str, window: PunchWindow) -> Result<Vec<ProviderPunch>, ProviderError>;
     /// Every shift of the location starting between `from` and `to` (all pages), drafts included.
     async fn shifts(
         &self,
@@ -142,4 +176,20 @@ pub trait ScheduleStore: Send + Sync {
     async fn view(&self, slug: &str, filter: ViewFilter) -> Result<Option<ScheduleView>, StoreError>;
     /// The time zone of the location with this slug, or `None`.
     async fn timezone_of(&self, slug: &str) -> Result<Option<String>, StoreError>;
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PunchStore: Send + Sync {
+    /// Each location's last successful punch sync; a location never synced is absent.
+    async fn synced_through(&self) -> Result<HashMap<LocationId, OffsetDateTime>, StoreError>;
+    /// In one transaction: upserts `punches` by provider id, deletes `deleted`, and records the
+    /// location as synced through `through`.
+    async fn apply_punches(
+        &self,
+        location: LocationId,
+        punches: Vec<StoredPunch>,
+        deleted: Vec<String>,
+        through: OffsetDateTime,
+    ) -> Result<SyncCounts, StoreError>;
 }

@@ -6,7 +6,9 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use time::{Duration, Time};
 
-use crate::ports::{ProviderShift, ProviderUser, ScheduleStore, SchedulingProvider, SyncLocation};
+use crate::ports::{
+    ProviderError, ProviderShift, ProviderUser, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
+};
 use crate::shift::{ScheduledShift, ShiftInput};
 use crate::view::{ScheduleView, ViewParams};
 
@@ -82,9 +84,8 @@ impl ScheduleService {
     /// failure leaves that location as it was and makes the run `partial`.
     pub async fn sync_schedule(&self) -> Result<SyncReport, StoreError> {
         let locations = self.store.locations_to_sync().await?;
-        let mut report = SyncReport::default();
         if locations.is_empty() {
-            return Ok(report);
+            return Ok(SyncReport::default());
         }
         let roles = self.store.role_map().await?;
         let users: HashMap<String, ProviderUser> = match self.provider.users().await {
@@ -97,39 +98,18 @@ impl ScheduleService {
         let today = self.clock.now().date();
         let from = (today - Duration::days(DAYS_BACK)).with_time(Time::MIDNIGHT).assume_utc();
         let to = (today + Duration::days(DAYS_AHEAD + 1)).with_time(Time::MIDNIGHT).assume_utc();
-        let mut touched = BTreeSet::new();
+        let mut tally = SyncTally::default();
         for location in &locations {
-            let fetched = match self.provider.shifts(&location.provider_location_id, from, to).await {
-                Ok(shifts) => shifts,
-                Err(error) => {
-                    tracing::warn!(location = %location.id, %error, "schedule sync failed for a location; left as it was");
-                    report.failed_locations.push(FailedLocation {
-                        location_id: location.id,
-                        slug: location.slug.clone(),
-                        reason: error.reason(),
-                    });
-                    continue;
+            let outcome = match self.provider.shifts(&location.provider_location_id, from, to).await {
+                Ok(fetched) => {
+                    let placed = place_all(location, fetched, &roles, &users);
+                    Ok(self.store.replace_window(location.id, from, to, placed, self.clock.now()).await?)
                 }
+                Err(error) => Err(error),
             };
-            let placed = place_all(location, fetched, &roles, &users);
-            let counts = self.store.replace_window(location.id, from, to, placed, self.clock.now()).await?;
-            report.inserted += counts.inserted;
-            report.updated += counts.updated;
-            report.deleted += counts.deleted;
-            report.unchanged += counts.unchanged;
-            if counts.inserted + counts.updated + counts.deleted > 0 {
-                touched.insert(location.team_id.clone());
-            }
+            tally.record(location, outcome);
         }
-        for team in &touched {
-            self.cache.invalidate_team(team).await;
-        }
-        report.status = match report.failed_locations.len() {
-            0 => SyncStatus::Ok,
-            n if n < locations.len() => SyncStatus::Partial,
-            _ => SyncStatus::Failed,
-        };
-        Ok(report)
+        Ok(tally.finish(self.cache.as_ref()).await)
     }
 
     /// Refreshes the role mapping: each role's department from its provider department's name
@@ -179,6 +159,54 @@ impl LegacyScheduleView {
 }
 
 pub type ScheduleViewError = opsd_core::ServiceError;
+
+/// A sync's running count over its locations: a provider failure leaves that location as it was
+/// and makes the run `partial` (or `failed` when every location failed). The teams whose data
+/// changed have their caches dropped once, at the end.
+#[derive(Default)]
+pub(crate) struct SyncTally {
+    report: SyncReport,
+    touched: BTreeSet<opsd_core::TeamId>,
+    locations: usize,
+}
+
+impl SyncTally {
+    pub(crate) fn record(&mut self, location: &SyncLocation, outcome: Result<SyncCounts, ProviderError>) {
+        self.locations += 1;
+        let counts = match outcome {
+            Ok(counts) => counts,
+            Err(error) => {
+                tracing::warn!(location = %location.id, %error, "sync failed for a location; left as it was");
+                self.report.failed_locations.push(FailedLocation {
+                    location_id: location.id,
+                    slug: location.slug.clone(),
+                    reason: error.reason(),
+                });
+                return;
+            }
+        };
+        let report = &mut self.report;
+        report.inserted += counts.inserted;
+        report.updated += counts.updated;
+        report.deleted += counts.deleted;
+        report.unchanged += counts.unchanged;
+        if counts.inserted + counts.updated + counts.deleted > 0 {
+            self.touched.insert(location.team_id.clone());
+        }
+    }
+
+    pub(crate) async fn finish(mut self, cache: &dyn TeamCacheInvalidation) -> SyncReport {
+        for team in &self.touched {
+            cache.invalidate_team(team).await;
+        }
+        self.report.status = match self.report.failed_locations.len() {
+            0 => SyncStatus::Ok,
+            n if n < self.locations => SyncStatus::Partial,
+            _ => SyncStatus::Failed,
+        };
+        self.report
+    }
+}
 
 fn place_all(
     location: &SyncLocation,

@@ -88,6 +88,7 @@ fn table() -> Vec<Route> {
         push::vapid_public_key,
         schedule::sync_schedule,
         schedule::sync_roles,
+        schedule::sync_punches,
         schedule::view,
         nudges::report_reminder,
         nudges::check_compliance,

@@ -56,6 +56,17 @@ pub async fn sync_roles(state: web::Data<AppState>, _cron: CronSecret) -> Result
     call(&state, "sync-7shifts-roles").await
 }
 
+/// Syncs 7shifts time punches: per location, those modified since its last successful sync (less
+/// an hour's overlap; on its first sync, those clocked in over the last 8 weeks), deleted ones
+/// included and removed; upserted by the 7shifts punch id, one transaction per location. A punch
+/// belongs to the local date of its clock-in; it counts as worked hours (clocked out − clocked in −
+/// unpaid breaks) only when closed and approved. Wages are read in cents.
+#[utoipa::path(get, path = "/cron/sync-7shifts-punches", tags = ["jobs"], security(("cronSecret" = [])),
+    responses((status = 200, body = SyncJobAnswer)))]
+pub async fn sync_punches(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
+    call(&state, "sync-7shifts-punches").await
+}
+
 /// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.
 #[utoipa::path(get, path = "/api/schedule/{location_slug}", operation_id = "view_schedule", tags = ["schedule"],
     params(("location_slug" = String, Path), ScheduleViewQuery), security(("apiKey" = [])),

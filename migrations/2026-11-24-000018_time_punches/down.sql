@@ -1,0 +1,2 @@
+DROP TABLE punch_sync_state;
+DROP TABLE time_punches;
