@@ -11,6 +11,7 @@ mod errors;
 mod incidents;
 mod nudges;
 mod operations;
+mod planning;
 mod punches;
 mod push;
 mod reports;

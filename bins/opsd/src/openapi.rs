@@ -15,7 +15,7 @@ use crate::routes::{
     SubscriptionKeysRequest, Summary, TeamSettingsRequest, TeamSettingsView, UnsubscribeRequest, ViewShift,
     WeeklySummary,
 };
-use crate::wire::{Block, IncidentType, ReportShift, ReservationState, Severity, Status};
+use crate::wire::{Block, Department, IncidentType, ReportShift, ReservationState, Severity, Status};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -39,6 +39,8 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest, SendRequest, SendSummary, routes::Subscribed,
         routes::Unsubscribed, routes::VapidPublicKey,
         Offer, OfferRequest, Reservation, ReservationState, routes::Accepted, routes::JobStatusBody, routes::SweepReportSchema,
+        routes::VarianceReport, routes::VarianceDay, routes::VarianceSpan, routes::VarianceLine, routes::DepartmentVariance,
+        routes::ForecastReport, routes::ForecastDay, routes::BlockForecast, routes::Backtest, Department,
     )),
     modifiers(&SecuritySchemes),
     tags(
@@ -47,7 +49,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "setup", description = "Setting a team up"),
         (name = "incidents", description = "Incidents and contacts"),
         (name = "reports", description = "Shift and manager reports"),
-        (name = "analytics", description = "Labor optimization data, goals and sales ingestion (service API key)"),
+        (name = "analytics", description = "Labor optimization data, goals, sales ingestion, scheduled-vs-actual variance and the sales forecast (service API key)"),
         (name = "assistant", description = "The assistant chat (Server-Sent Events)"),
         (name = "announcements", description = "Scheduled announcements"),
         (name = "schedule", description = "The legacy, deprecated, read-only schedule view (service API key)"),

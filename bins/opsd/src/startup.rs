@@ -21,6 +21,7 @@ use opsd_outbound::{
     ChatCompletions, ChatCompletionsConfig, HttpJwksFetcher, OutboundTargets, SevenShifts, SevenShiftsConfig,
     SlackWebhookChat, VapidKeys, VapidPushSender,
 };
+use opsd_planning::PlanningService;
 use opsd_push::PushService;
 use opsd_scheduling::{LegacyScheduleView, PunchSync, ScheduleService, SchedulingProvider};
 
@@ -29,9 +30,9 @@ use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgAnnouncementStore, PgContactStore,
     PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore,
-    PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPunchStore, PgRateLimiter, PgReportStore,
-    PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore, PgUsageStore,
-    connect_invalidation_listener,
+    PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanningStore, PgPunchStore, PgRateLimiter,
+    PgReportStore, PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore,
+    PgUsageStore, connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -122,9 +123,15 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     let chat: Arc<dyn TeamChat> = Arc::new(SlackWebhookChat::new(outbound, config.chat_timeout));
 
     let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
+    let variances = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
+    let forecasts = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
     let on_invalidation: InvalidationHandler = Arc::new({
-        let cache = cache.clone();
-        move |team| cache.invalidate(team)
+        let (cache, variances, forecasts) = (cache.clone(), variances.clone(), forecasts.clone());
+        move |team| {
+            cache.invalidate(team);
+            variances.invalidate(team);
+            forecasts.invalidate(team);
+        }
     });
     let instance = uuid::Uuid::new_v4();
     let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone(), instance));
@@ -271,6 +278,11 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         incidents: incidents.clone(),
         reports: ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone()),
         optimization,
+        planning: PlanningService::new(
+            Arc::new(PgPlanningStore::new(db.clone())),
+            Arc::new(variances),
+            Arc::new(forecasts),
+        ),
         coupons: CouponService::new(coupon_store, clock.clone()),
         push,
         announcements: announcements.clone(),

@@ -29,6 +29,7 @@ pub struct AppState {
     pub incidents: Arc<IncidentService>,
     pub reports: ReportService,
     pub optimization: Arc<OptimizationService>,
+    pub planning: opsd_planning::PlanningService,
     pub coupons: CouponService,
     pub schedule: Arc<LegacyScheduleView>,
     pub assistant: AssistantService,

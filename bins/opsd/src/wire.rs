@@ -39,6 +39,7 @@ enum_schemas!(
     Severity = opsd_incidents::Severity,
     Status = opsd_incidents::Status: "Any status may follow any other; a new incident is `reported`.",
     Block = opsd_optimization::Block: "A daypart block of sales.",
+    Department = opsd_core::Department: "A labor department: front of house, back of house, or anything else.",
     ReportShift = opsd_reports::ReportShift: "The report shifts, by local start time: morning before 11:00, afternoon 11:00 to 15:59, evening\nfrom 16:00. Ordered as the day runs.",
     ReservationState = opsd_coupons::ReservationState,
 );

@@ -13,15 +13,16 @@ use opsd_optimization::{CacheLookup, RenderedReport, ReportCache, ReportKey};
 
 pub const TIME_TO_LIVE: Duration = Duration::from_secs(15 * 60);
 
+/// One kind of report (`V`) per key.
 #[derive(Clone)]
-pub struct MokaReportCache {
-    entries: Cache<ReportKey, Arc<RenderedReport>>,
+pub struct MokaReportCache<V: Send + Sync + 'static = RenderedReport> {
+    entries: Cache<ReportKey, Arc<V>>,
     generations: Arc<Mutex<HashMap<TeamId, u64>>>,
     /// Bumped by `clear`, which invalidates every team at once.
     epoch: Arc<Mutex<u64>>,
 }
 
-impl MokaReportCache {
+impl<V: Send + Sync + 'static> MokaReportCache<V> {
     pub fn new(time_to_live: Duration, max_entries: u64) -> Self {
         Self {
             entries: Cache::builder()
@@ -61,8 +62,8 @@ impl MokaReportCache {
 }
 
 #[async_trait]
-impl ReportCache for MokaReportCache {
-    async fn get(&self, key: &ReportKey) -> CacheLookup {
+impl<V: Send + Sync + 'static> ReportCache<V> for MokaReportCache<V> {
+    async fn get(&self, key: &ReportKey) -> CacheLookup<V> {
         let generation = self.generation(&key.team);
         match self.entries.get(key).await {
             Some(report) => CacheLookup::Hit(report),
@@ -70,7 +71,7 @@ impl ReportCache for MokaReportCache {
         }
     }
 
-    async fn put(&self, key: ReportKey, report: Arc<RenderedReport>, generation: u64) {
+    async fn put(&self, key: ReportKey, report: Arc<V>, generation: u64) {
         if self.generation(&key.team) == generation {
             self.entries.insert(key, report).await;
         }
@@ -95,7 +96,7 @@ mod tests {
         }))
     }
 
-    async fn miss(cache: &MokaReportCache, key: &ReportKey) -> u64 {
+    async fn miss(cache: &MokaReportCache<RenderedReport>, key: &ReportKey) -> u64 {
         match cache.get(key).await {
             CacheLookup::Miss { generation } => generation,
             CacheLookup::Hit(_) => panic!("expected a miss"),

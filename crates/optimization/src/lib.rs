@@ -12,7 +12,7 @@ mod service;
 
 pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_OPEN_FOR, Permit};
 pub use goals::{DayGoal, effective_goals};
-pub use kpi::build_report;
+pub use kpi::{NO_SALES, build_report, labor_pct};
 pub use model::{Block, Department, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData};
 pub use ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
 #[cfg(any(test, feature = "mock"))]

@@ -49,8 +49,8 @@ pub struct ReportKey {
 }
 
 #[derive(Debug, Clone)]
-pub enum CacheLookup {
-    Hit(Arc<RenderedReport>),
+pub enum CacheLookup<V = RenderedReport> {
+    Hit(Arc<V>),
     /// Not cached; `generation` must be handed back to `put`, which drops the report if the team
     /// was invalidated meanwhile.
     Miss {
@@ -58,10 +58,11 @@ pub enum CacheLookup {
     },
 }
 
-/// The shared 15-minute cache of reports.
+/// The shared 15-minute cache of one kind of report (the optimization report, and the planning
+/// reports), dropped per team on invalidation.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
-pub trait ReportCache: Send + Sync {
-    async fn get(&self, key: &ReportKey) -> CacheLookup;
-    async fn put(&self, key: ReportKey, report: Arc<RenderedReport>, generation: u64);
+pub trait ReportCache<V: Send + Sync + 'static>: Send + Sync {
+    async fn get(&self, key: &ReportKey) -> CacheLookup<V>;
+    async fn put(&self, key: ReportKey, report: Arc<V>, generation: u64);
 }

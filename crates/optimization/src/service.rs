@@ -30,7 +30,7 @@ impl CacheStatus {
 #[derive(derive_new::new)]
 pub struct OptimizationService {
     store: Arc<dyn AnalyticsStore>,
-    cache: Arc<dyn ReportCache>,
+    cache: Arc<dyn ReportCache<RenderedReport>>,
     invalidation: Arc<dyn TeamCacheInvalidation>,
     breaker: CircuitBreaker,
     renderer: Arc<dyn ReportRenderer>,
@@ -122,7 +122,7 @@ mod tests {
         report.week_label.clone()
     }
 
-    fn service(store: MockAnalyticsStore, cache: MockReportCache) -> OptimizationService {
+    fn service(store: MockAnalyticsStore, cache: MockReportCache<RenderedReport>) -> OptimizationService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
         let mut invalidation = MockTeamCacheInvalidation::new();
@@ -136,7 +136,7 @@ mod tests {
         )
     }
 
-    fn missing_cache() -> MockReportCache {
+    fn missing_cache() -> MockReportCache<RenderedReport> {
         let mut cache = MockReportCache::new();
         cache.expect_get().returning(|_| CacheLookup::Miss { generation: 7 });
         cache

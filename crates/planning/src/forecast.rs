@@ -10,7 +10,7 @@ use opsd_optimization::Block;
 use rust_decimal::Decimal;
 use time::{Date, Duration};
 
-const BLOCKS: [Block; 3] = [Block::Lunch, Block::Dinner, Block::LateNight];
+pub const BLOCKS: [Block; 3] = [Block::Lunch, Block::Dinner, Block::LateNight];
 pub const BACKTEST_WEEKS: i64 = 8;
 
 /// Sales by day and block. A block with no row on a day inside the history is a closed block
@@ -29,7 +29,7 @@ impl SalesHistory {
         Self { sales }
     }
 
-    fn first_day(&self) -> Option<Date> {
+    pub fn first_day(&self) -> Option<Date> {
         self.sales.keys().next().map(|(date, _)| *date)
     }
 

@@ -16,6 +16,18 @@ pub struct HoursRecommendation {
     pub hours_for_labor_pct_reason: Option<&'static str>,
 }
 
+impl HoursRecommendation {
+    /// No numbers, for the same reason both ways.
+    pub fn unknown(reason: &'static str) -> Self {
+        Self {
+            hours_for_splh: None,
+            hours_for_splh_reason: Some(reason),
+            hours_for_labor_pct: None,
+            hours_for_labor_pct_reason: Some(reason),
+        }
+    }
+}
+
 pub fn recommended_hours(
     forecast_sales: Decimal,
     splh_target: Option<Decimal>,

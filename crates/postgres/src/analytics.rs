@@ -17,7 +17,7 @@ use crate::schema::{locations, sales_facts, schedule_shifts, team_daily_labor, t
 use crate::{Db, store_error};
 
 #[derive(QueryableByName)]
-struct ScopeGoalRow {
+pub(crate) struct ScopeGoalRow {
     #[diesel(sql_type = Bool)]
     ok: bool,
     #[diesel(sql_type = Nullable<SqlUuid>)]
@@ -34,7 +34,7 @@ struct ScopeGoalRow {
 
 /// The scope check and the goals in one statement: a single row with `ok` false when the team is
 /// unknown or the location not the team's.
-const SCOPE_AND_GOALS: &str = "\
+pub(crate) const SCOPE_AND_GOALS: &str = "\
     WITH scope AS ( \
       SELECT EXISTS (SELECT 1 FROM teams WHERE id = $1) \
          AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $2 AND team_id = $1)) AS ok) \
@@ -216,7 +216,7 @@ async fn scope_and_goals(
 }
 
 /// The goals of a known scope; `None` when the team is unknown or the location not the team's.
-fn goals_in_scope(rows: Vec<ScopeGoalRow>) -> Option<Vec<StoredGoal>> {
+pub(crate) fn goals_in_scope(rows: Vec<ScopeGoalRow>) -> Option<Vec<StoredGoal>> {
     if !rows.as_slice().first().is_some_and(|row| row.ok) {
         return None;
     }

@@ -9,6 +9,7 @@ mod docs;
 mod health;
 mod incidents;
 mod nudges;
+mod planning;
 mod push;
 mod reports;
 mod schedule;
@@ -35,6 +36,10 @@ pub use incidents::{
     StatusChange, StatusRequest,
 };
 pub use nudges::{Announcement, AnnouncementRequest, PublishAnswer};
+pub use planning::{
+    Backtest, BlockForecast, DepartmentVariance, ForecastDay, ForecastReport, VarianceDay, VarianceLine,
+    VarianceReport, VarianceSpan,
+};
 pub use push::{
     SendRequest, SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,
     VapidPublicKey,
@@ -76,6 +81,8 @@ fn table() -> Vec<Route> {
         analytics::goals,
         analytics::set_goals,
         analytics::ingest_sales,
+        planning::variance,
+        planning::forecast,
         coupons::create_offer,
         coupons::offer,
         coupons::reservation,

@@ -1,0 +1,254 @@
+//! The planning store: a week's scheduled and worked labor for the variance report, and the sales
+//! history and recent labor a forecast is made from. Each read is a fixed number of statements,
+//! pipelined on one connection: one round trip whatever the data size.
+
+use async_trait::async_trait;
+use diesel::QueryableByName;
+use diesel::sql_types::{Bool, Date as SqlDate, Nullable, Numeric, Text, Timestamptz, Uuid as SqlUuid};
+use diesel_async::RunQueryDsl;
+use opsd_core::{Decimal, Department, LocationId, StoreError, TeamId, Week};
+use opsd_optimization::Block;
+use opsd_planning::{ForecastData, LaborLine, PlanningStore, ScheduledLabor, VarianceData, WorkedPunch};
+use time::{Date, Duration, OffsetDateTime};
+
+use crate::analytics::{SCOPE_AND_GOALS, ScopeGoalRow, goals_in_scope};
+use crate::error::corrupt;
+use crate::{Db, store_error};
+
+/// Published shifts of the scope, per (date, department), by the labor rule (migration 000016).
+const SCHEDULED: &str = "\
+    SELECT s.business_date AS date, s.department, \
+           sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
+           sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
+    FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
+      AND s.business_date BETWEEN $3 AND $4 AND labor_hours(s.is_draft, s.hours_worked) IS NOT NULL \
+    GROUP BY 1, 2";
+
+/// Every counted punch of the team's locations in the week (overtime spans locations), each marked
+/// whether it is in the scope.
+const WORKED: &str = "\
+    SELECT p.employee_key, p.business_date AS date, p.department, p.clocked_in, p.worked_hours AS hours, \
+           p.hourly_wage, ($2::uuid IS NULL OR p.location_id = $2) AS in_scope \
+    FROM time_punches p JOIN locations l ON l.id = p.location_id \
+    WHERE l.team_id = $1 AND p.business_date BETWEEN $3 AND $4 AND p.worked_hours IS NOT NULL";
+
+/// The scope's sales per day.
+const DAILY_SALES: &str = "\
+    SELECT f.date, sum(f.food + f.beverage + f.other) AS sales \
+    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
+    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR f.location_id = $2) AND f.date BETWEEN $3 AND $4 \
+    GROUP BY 1";
+
+/// The scope's sales per (date, block) from `$3` to the day before `$4`; the team's from its daily
+/// totals (kept by triggers, migration 000012).
+const SALES_HISTORY: &str = "\
+    SELECT f.date, f.block, sum(f.food + f.beverage + f.other) AS sales \
+    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
+    WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND f.location_id = $2 AND f.date >= $3 AND f.date < $4 \
+    GROUP BY 1, 2 \
+    UNION ALL \
+    SELECT t.date, t.block, t.food + t.beverage + t.other \
+    FROM team_daily_sales t \
+    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.facts > 0 AND t.date >= $3 AND t.date < $4";
+
+/// The scope's worked and scheduled hours and cost from `$3` to the day before `$4`.
+const RECENT_LABOR: &str = "\
+    SELECT (SELECT sum(p.worked_hours) FROM time_punches p JOIN locations l ON l.id = p.location_id \
+              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR p.location_id = $2) \
+                AND p.business_date >= $3 AND p.business_date < $4) AS worked_hours, \
+           (SELECT sum(p.worked_hours * p.hourly_wage) FROM time_punches p JOIN locations l ON l.id = p.location_id \
+              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR p.location_id = $2) \
+                AND p.business_date >= $3 AND p.business_date < $4) AS worked_cost, \
+           (SELECT sum(labor_hours(s.is_draft, s.hours_worked)) FROM schedule_shifts s \
+              JOIN locations l ON l.id = s.location_id \
+              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
+                AND s.business_date >= $3 AND s.business_date < $4) AS scheduled_hours, \
+           (SELECT sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) FROM schedule_shifts s \
+              JOIN locations l ON l.id = s.location_id \
+              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
+                AND s.business_date >= $3 AND s.business_date < $4) AS scheduled_cost";
+
+#[derive(QueryableByName)]
+struct ScheduledRow {
+    #[diesel(sql_type = SqlDate)]
+    date: Date,
+    #[diesel(sql_type = Text)]
+    department: String,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    hours: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    cost: Option<Decimal>,
+}
+
+#[derive(QueryableByName)]
+struct WorkedRow {
+    #[diesel(sql_type = Text)]
+    employee_key: String,
+    #[diesel(sql_type = SqlDate)]
+    date: Date,
+    #[diesel(sql_type = Text)]
+    department: String,
+    #[diesel(sql_type = Timestamptz)]
+    clocked_in: OffsetDateTime,
+    #[diesel(sql_type = Numeric)]
+    hours: Decimal,
+    #[diesel(sql_type = Numeric)]
+    hourly_wage: Decimal,
+    #[diesel(sql_type = Bool)]
+    in_scope: bool,
+}
+
+#[derive(QueryableByName)]
+struct DailySalesRow {
+    #[diesel(sql_type = SqlDate)]
+    date: Date,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    sales: Option<Decimal>,
+}
+
+#[derive(QueryableByName)]
+struct BlockSalesRow {
+    #[diesel(sql_type = SqlDate)]
+    date: Date,
+    #[diesel(sql_type = Text)]
+    block: String,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    sales: Option<Decimal>,
+}
+
+#[derive(QueryableByName)]
+struct RecentLaborRow {
+    #[diesel(sql_type = Nullable<Numeric>)]
+    worked_hours: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    worked_cost: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    scheduled_hours: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    scheduled_cost: Option<Decimal>,
+}
+
+fn department(raw: &str) -> Result<Department, StoreError> {
+    Department::parse(raw).ok_or_else(|| corrupt("department", raw))
+}
+
+/// A statement over the scope and a date range: `$1` team, `$2` location or NULL, `$3`..`$4` dates.
+macro_rules! ranged {
+    ($sql:expr, $team:expr, $location:expr, $from:expr, $to:expr) => {
+        diesel::sql_query($sql)
+            .bind::<Text, _>($team.as_str())
+            .bind::<Nullable<SqlUuid>, _>($location.map(|l: LocationId| l.0))
+            .bind::<SqlDate, _>($from)
+            .bind::<SqlDate, _>($to)
+    };
+}
+
+/// The scope check with the goals (one row with `ok` false for an unknown scope).
+macro_rules! scope {
+    ($team:expr, $location:expr) => {
+        diesel::sql_query(SCOPE_AND_GOALS)
+            .bind::<Text, _>($team.as_str())
+            .bind::<Nullable<SqlUuid>, _>($location.map(|l: LocationId| l.0))
+    };
+}
+
+pub struct PgPlanningStore {
+    db: Db,
+}
+
+impl PgPlanningStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait]
+impl PlanningStore for PgPlanningStore {
+    async fn variance_week(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        week: Week,
+    ) -> Result<Option<VarianceData>, StoreError> {
+        let conn = self.db.conn().await?;
+        let mut shared: &diesel_async::AsyncPgConnection = &conn;
+        let (scope, scheduled, worked, sales) = futures::try_join!(
+            scope!(team, location).load::<ScopeGoalRow>(&mut shared),
+            ranged!(SCHEDULED, team, location, week.start(), week.end()).load::<ScheduledRow>(&mut shared),
+            ranged!(WORKED, team, location, week.start(), week.end()).load::<WorkedRow>(&mut shared),
+            ranged!(DAILY_SALES, team, location, week.start(), week.end()).load::<DailySalesRow>(&mut shared),
+        )
+        .map_err(store_error)?;
+        if goals_in_scope(scope).is_none() {
+            return Ok(None);
+        }
+        Ok(Some(VarianceData {
+            scheduled: scheduled
+                .into_iter()
+                .map(|row| {
+                    Ok(ScheduledLabor {
+                        date: row.date,
+                        department: department(&row.department)?,
+                        hours: row.hours.unwrap_or_default(),
+                        cost: row.cost.unwrap_or_default().round_dp(2),
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            worked: worked
+                .into_iter()
+                .map(|row| {
+                    Ok(WorkedPunch {
+                        employee_key: row.employee_key,
+                        date: row.date,
+                        department: department(&row.department)?,
+                        clocked_in: row.clocked_in,
+                        hours: row.hours,
+                        hourly_wage: row.hourly_wage,
+                        in_scope: row.in_scope,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            sales: sales.into_iter().map(|row| (row.date, row.sales.unwrap_or_default())).collect(),
+        }))
+    }
+
+    async fn forecast_data(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        week: Week,
+        since: Date,
+    ) -> Result<Option<ForecastData>, StoreError> {
+        let conn = self.db.conn().await?;
+        let start = week.start();
+        let mut shared: &diesel_async::AsyncPgConnection = &conn;
+        let (scope, sales, labor) = futures::try_join!(
+            scope!(team, location).load::<ScopeGoalRow>(&mut shared),
+            ranged!(SALES_HISTORY, team, location, since, start).load::<BlockSalesRow>(&mut shared),
+            ranged!(RECENT_LABOR, team, location, start - Duration::weeks(4), start)
+                .load::<RecentLaborRow>(&mut shared),
+        )
+        .map_err(store_error)?;
+        let Some(goals) = goals_in_scope(scope) else {
+            return Ok(None);
+        };
+        let labor = labor.into_iter().next();
+        let line = |hours: Option<Decimal>, cost: Option<Decimal>| LaborLine {
+            hours: hours.unwrap_or_default(),
+            cost: cost.unwrap_or_default(),
+        };
+        Ok(Some(ForecastData {
+            sales: sales
+                .into_iter()
+                .map(|row| {
+                    let block = Block::parse(&row.block).ok_or_else(|| corrupt("block", &row.block))?;
+                    Ok((row.date, block, row.sales.unwrap_or_default()))
+                })
+                .collect::<Result<_, StoreError>>()?,
+            goals,
+            worked: labor.as_ref().map_or_else(LaborLine::default, |l| line(l.worked_hours, l.worked_cost)),
+            scheduled: labor.as_ref().map_or_else(LaborLine::default, |l| line(l.scheduled_hours, l.scheduled_cost)),
+        }))
+    }
+}
