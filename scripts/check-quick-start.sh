@@ -50,6 +50,12 @@ case "$created" in
   *'"status":"reported"'*' HTTP 201') echo "ok: just run in a 0700 clone is ready and its incident line created an incident" ;;
   *) echo "FAIL: the incident line answered: $created"; exit 1 ;;
 esac
+# The demo's year of sales and punches: last week's variance has worked hours, this week has a forecast.
+variance="$(bash -c "$(grep -m1 '/api/analytics/variance' "$tmp/run.out")")"
+echo "$variance" | grep -q '"actualHours":[1-9]' || { echo "FAIL: the variance line shows no worked hours: $variance"; exit 1; }
+forecast="$(bash -c "$(grep -m1 '/api/analytics/forecast' "$tmp/run.out")")"
+echo "$forecast" | grep -q '"backtest":{"weeks":8' || { echo "FAIL: the forecast line has no backtest: $forecast"; exit 1; }
+echo "ok: the demo's variance shows worked hours and its forecast is backtested"
 grep -q "initdb\|The files belonging" "$tmp/run.out" && { echo "FAIL: initdb's chatter reached the terminal"; exit 1; }
 
 if [ "$(id -u)" -eq 0 ]; then

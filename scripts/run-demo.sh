@@ -64,6 +64,8 @@ Try it: paste the export line first (an admin of the demo team for 12 hours), th
   open $base/docs   (the API reference; set a token under Authentication to try routes)
   curl -s $base/health/ready
   curl -s -H 'Authorization: Bearer $API_KEY' '$base/api/analytics/optimization?teamId=$DEMO_team_id&weekOf=$DEMO_week_of'
+  curl -s -H 'Authorization: Bearer $API_KEY' '$base/api/analytics/variance?teamId=$DEMO_team_id&weekOf=$DEMO_week_of'
+  curl -s -H 'Authorization: Bearer $API_KEY' '$base/api/analytics/forecast?teamId=$DEMO_team_id&weekOf=$DEMO_this_week_of'
   curl -s $auth $json -d '{"locationId":"$DEMO_location_id","type":"Maintenance","severity":"low","notes":"Walk-in door sticks"}' $base/api/incidents
   curl -s $auth $json -d '{"locationId":"$DEMO_location_id","date":"$(date -u +%F)","shift":"evening","actualSales":2450.5,"goalSales":2300,"hero":"Maria"}' $base/api/reports/shift
   curl -sN $auth $json -d '{"messages":[{"role":"user","content":"How did last week go?"}]}' $base/api/assistant/chat

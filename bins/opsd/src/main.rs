@@ -30,8 +30,12 @@ async fn main() -> anyhow::Result<()> {
             let args: Vec<String> = std::env::args().skip(2).collect();
             let demo = seed::seed_demo(&db, seed::DemoSize::from_args(&args)?).await?;
             println!(
-                "team_id={}\nlocation_id={}\nlocation_slug={}\nweek_of={}",
-                demo.team_id, demo.location_id, demo.location_slug, demo.week_of
+                "team_id={}\nlocation_id={}\nlocation_slug={}\nweek_of={}\nthis_week_of={}",
+                demo.team_id,
+                demo.location_id,
+                demo.location_slug,
+                demo.week_of,
+                demo.week_of + time::Duration::weeks(1)
             );
             Ok(())
         }

@@ -1,6 +1,12 @@
-//! `opsd seed-demo [--locations N] [--weeks N]`: a demo team with locations, sales, scheduled shifts
-//! and goals, so the first request already shows real numbers. Idempotent: a second run changes
-//! nothing and prints the same ids. The default is one location and the last complete week.
+//! `opsd seed-demo [--locations N] [--weeks N]`: a demo team with locations, sales, scheduled shifts,
+//! time punches and goals, so the first request already shows real numbers: the optimization report,
+//! the variance and the forecast. Idempotent: a second run changes nothing and prints the same ids.
+//! The default is one location and the year (52 weeks) up to the last complete week.
+//!
+//! Sales follow a weekday pattern (Friday and Saturday busiest), a season (a summer peak), a slow
+//! growth and a deterministic noise of ±8%. Punches follow the shifts a few minutes early or late,
+//! with unpaid meal breaks on long shifts and paid rest breaks on short ones; one in forty is left
+//! unapproved, and the manager works every day, so the week has overtime.
 
 use anyhow::Context;
 use diesel::prelude::*;
@@ -8,8 +14,8 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{Decimal, Department, LocationId, TeamId};
 use opsd_optimization::{AnalyticsStore, Block, DayGoal, SalesRow, Week};
 use opsd_postgres::schema::{locations, teams};
-use opsd_postgres::{Db, PgAnalyticsStore, upsert_shifts};
-use opsd_scheduling::{ScheduledShift, ShiftInput};
+use opsd_postgres::{Db, PgAnalyticsStore, upsert_punches, upsert_shifts};
+use opsd_scheduling::{ProviderBreak, ProviderPunch, ScheduledShift, ShiftInput, StoredPunch};
 use time::{Duration, OffsetDateTime, Time};
 use time_tz::PrimitiveDateTimeExt;
 
@@ -24,7 +30,7 @@ pub struct DemoSize {
 
 impl Default for DemoSize {
     fn default() -> Self {
-        Self { locations: 1, weeks: 1 }
+        Self { locations: 1, weeks: 52 }
     }
 }
 
@@ -57,6 +63,53 @@ pub struct DemoTeam {
 
 fn location_id(index: u32) -> uuid::Uuid {
     uuid::Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_d000 + u128::from(index))
+}
+
+/// A deterministic number in `0..modulo` from a key (FNV-1a), for the demo's noise.
+fn jitter(key: &str, modulo: u64) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3))
+        % modulo
+}
+
+/// How busy a day is against an ordinary one: weekday, season, growth and noise.
+fn busyness(location: u32, date: time::Date, weeks_back: u32, block: Block) -> Decimal {
+    let weekday = match date.weekday() {
+        time::Weekday::Friday | time::Weekday::Saturday => 135,
+        time::Weekday::Sunday => 115,
+        time::Weekday::Monday | time::Weekday::Tuesday => 82,
+        _ => 95,
+    };
+    let day_of_year = f64::from(date.ordinal());
+    let season = 100.0 + 15.0 * ((day_of_year - 100.0) / 365.0 * std::f64::consts::TAU).sin();
+    let growth = 100.0 - 0.1 * f64::from(weeks_back);
+    let noise = 92 + jitter(&format!("{location}-{date}-{block:?}"), 17) as i64;
+    let location_size = 85 + i64::from(location % 7) * 5;
+    let factor = f64::from(weekday) * season * growth * (noise * location_size) as f64 / 1e10;
+    Decimal::from_f64_retain(factor).unwrap_or(Decimal::ONE).round_dp(4)
+}
+
+/// The punch an employee made for a shift: a few minutes off its times, with its breaks.
+fn punch_for(shift: &ScheduledShift, id: &str) -> ProviderPunch {
+    let (start, end) = (shift.input.start_at, shift.input.end_at);
+    let early = Duration::minutes(jitter(&format!("{id}-in"), 10) as i64);
+    let late = Duration::minutes(jitter(&format!("{id}-out"), 20) as i64 - 5);
+    let middle = start + (end - start) / 2;
+    let long = end - start >= Duration::hours(7);
+    ProviderPunch {
+        id: id.to_owned(),
+        user_id: Some(shift.input.employee_key.clone()),
+        role_id: None,
+        clocked_in: start - early,
+        clocked_out: Some(end + late),
+        approved: jitter(&format!("{id}-approved"), 40) != 0,
+        deleted: false,
+        hourly_wage_cents: Some((shift.input.hourly_wage * Decimal::ONE_HUNDRED).try_into().unwrap_or(0)),
+        breaks: vec![ProviderBreak {
+            start: middle,
+            end: Some(middle + Duration::minutes(if long { 30 } else { 10 })),
+            paid: !long,
+        }],
+    }
 }
 
 fn slug(index: u32) -> String {
@@ -111,12 +164,12 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
 
         let mut sales = Vec::new();
         let mut shifts = Vec::new();
+        let mut punches = Vec::new();
         let mut week = last_week;
-        for _ in 0..size.weeks {
+        for weeks_back in 0..size.weeks {
             for (day_index, date) in week.days().into_iter().enumerate() {
-                let busy = Decimal::from(100 + ((index as i64 * 7 + day_index as i64 * 13) % 40));
                 for (block, base) in [(Block::Lunch, 1400), (Block::Dinner, 2600), (Block::LateNight, 500)] {
-                    let food = Decimal::from(base) * busy / Decimal::from(100);
+                    let food = Decimal::from(base) * busyness(index, date, weeks_back, block);
                     sales.push(SalesRow {
                         location_id: LocationId(id),
                         date,
@@ -140,10 +193,12 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
                 {
                     let local = date.with_time(Time::from_hms(start, 0, 0).expect("a time"));
                     let start_at = local.assume_timezone(zone).take_first().context("a local start time")?;
+                    // Two crews alternate by day; the manager (the last slot) works every day.
+                    let employee = if n == 5 { n } else { n + 6 * (day_index % 2) };
                     let input = ShiftInput {
                         provider_shift_id: format!("demo-{index}-{date}-{n}"),
-                        employee_name: format!("Demo Employee {n}"),
-                        employee_key: format!("demo-{n}"),
+                        employee_name: format!("Demo Employee {employee}"),
+                        employee_key: format!("demo-{employee}"),
                         role: role.into(),
                         department,
                         start_at: start_at.to_offset(time::UtcOffset::UTC),
@@ -152,7 +207,12 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
                         hourly_wage: Decimal::new(wage, 2),
                         is_draft: false,
                     };
-                    shifts.push(ScheduledShift::place(input, zone).context("placing a demo shift")?);
+                    let shift = ScheduledShift::place(input, zone).context("placing a demo shift")?;
+                    let punch = punch_for(&shift, &format!("demo-{index}-{date}-{n}"));
+                    let mut stored = StoredPunch::place(&punch, department, zone);
+                    stored.employee_key = shift.input.employee_key.clone();
+                    punches.push(stored);
+                    shifts.push(shift);
                 }
             }
             week = week.previous();
@@ -162,10 +222,11 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
         }
         let now = OffsetDateTime::now_utc();
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-            upsert_shifts(conn, LocationId(id), &shifts, now).await
+            upsert_shifts(conn, LocationId(id), &shifts, now).await?;
+            upsert_punches(conn, LocationId(id), &punches, now).await
         })
         .await
-        .context("seeding shifts")?;
+        .context("seeding shifts and punches")?;
     }
     Ok(DemoTeam {
         team_id: DEMO_TEAM.into(),
