@@ -21,7 +21,10 @@ keys="$(mktemp -d)"
 export IDENTITY_JWT_PUBLIC_KEY="$(cat "$keys/public.pem")" OPSD_DEV_SIGNING_KEY="$keys/private.pem"
 export OPERATOR_USER_IDS=user_bench_operator
 echo "seeding 20 locations with a year of sales and shifts..."
-week="$(./target/release/opsd seed-demo --locations 20 --weeks 52 | sed -n 's/^week_of=//p')"
+demo="$(./target/release/opsd seed-demo --locations 20 --weeks 52)"
+week="$(sed -n 's/^week_of=//p' <<<"$demo")"
+this_week="$(sed -n 's/^this_week_of=//p' <<<"$demo")"
+location="$(sed -n 's/^location_id=//p' <<<"$demo")"
 # A live database is vacuumed and analyzed by autovacuum; do it now so it does not run during the load.
 psql "$DATABASE_URL" -qc "VACUUM ANALYZE" >/dev/null
 cached_port="$(scripts/free-port.sh)"
@@ -69,6 +72,21 @@ page "/console/compliance" "$admin"
 page "/console/jobs" "$operator"
 page "/console/queue" "$operator"
 rm -rf "$keys"
+
+echo
+echo "labor planning on the seeded 20-location demo (a year of sales and punches), uncached:"
+forecast="/api/analytics/forecast?teamId=org_demo&weekOf=$this_week"
+load "forecast, one location" "http://127.0.0.1:$uncached_port$forecast&locationId=$location" >/dev/null
+load "forecast, the team" "http://127.0.0.1:$uncached_port$forecast" >/dev/null
+load "variance, the team" "http://127.0.0.1:$uncached_port/api/analytics/variance?teamId=org_demo&weekOf=$week" >/dev/null
+backtest() { # scope query
+  local body
+  body="$(curl -fs -H "Authorization: Bearer bench-key" "http://127.0.0.1:$cached_port$forecast$2")"
+  printf '  backtest, %-14s method %s, %s (goal: wape at most baselineWape)\n' "$1" \
+    "$(grep -o '"method":"[a-z_0-9]*"' <<<"$body" | cut -d'"' -f4)" "$(grep -o '"backtest":{[^}]*}' <<<"$body")"
+}
+backtest "one location" "&locationId=$location"
+backtest "the team" ""
 kill $cached $uncached 2>/dev/null || true
 
 echo
