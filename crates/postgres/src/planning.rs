@@ -52,22 +52,19 @@ const SALES_HISTORY: &str = "\
     FROM team_daily_sales t \
     WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.facts > 0 AND t.date >= $3 AND t.date < $4";
 
-/// The scope's worked and scheduled hours and cost from `$3` to the day before `$4`.
+/// The scope's worked and scheduled hours and cost from `$3` to the day before `$4`: one pass over
+/// each table.
 const RECENT_LABOR: &str = "\
-    SELECT (SELECT sum(p.worked_hours) FROM time_punches p JOIN locations l ON l.id = p.location_id \
-              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR p.location_id = $2) \
-                AND p.business_date >= $3 AND p.business_date < $4) AS worked_hours, \
-           (SELECT sum(p.worked_hours * p.hourly_wage) FROM time_punches p JOIN locations l ON l.id = p.location_id \
-              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR p.location_id = $2) \
-                AND p.business_date >= $3 AND p.business_date < $4) AS worked_cost, \
-           (SELECT sum(labor_hours(s.is_draft, s.hours_worked)) FROM schedule_shifts s \
-              JOIN locations l ON l.id = s.location_id \
-              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
-                AND s.business_date >= $3 AND s.business_date < $4) AS scheduled_hours, \
-           (SELECT sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) FROM schedule_shifts s \
-              JOIN locations l ON l.id = s.location_id \
-              WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
-                AND s.business_date >= $3 AND s.business_date < $4) AS scheduled_cost";
+    SELECT w.hours AS worked_hours, w.cost AS worked_cost, s.hours AS scheduled_hours, s.cost AS scheduled_cost \
+    FROM (SELECT sum(p.worked_hours) AS hours, sum(p.worked_hours * p.hourly_wage) AS cost \
+          FROM time_punches p JOIN locations l ON l.id = p.location_id \
+          WHERE l.team_id = $1 AND ($2::uuid IS NULL OR p.location_id = $2) \
+            AND p.business_date >= $3 AND p.business_date < $4) w, \
+         (SELECT sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
+                 sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
+          FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+          WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
+            AND s.business_date >= $3 AND s.business_date < $4) s";
 
 #[derive(QueryableByName)]
 struct ScheduledRow {
