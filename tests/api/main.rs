@@ -14,6 +14,7 @@ mod operations;
 mod planning;
 mod punches;
 mod push;
+mod reference;
 mod reports;
 mod schedule;
 mod setup;

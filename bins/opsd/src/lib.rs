@@ -11,6 +11,7 @@ pub(crate) mod extract;
 pub mod jobs;
 mod middleware;
 mod openapi;
+mod request_rules;
 mod routes;
 pub mod seed;
 mod startup;

@@ -34,7 +34,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         ReportShift, routes::Received,
         OptimizationReport, Summary, SalesReportRow, LaborRow, DailyRow, WeeklySummary, GoalsResponse, DayGoalBody, Block,
         GoalsRequest, GoalRequest, SalesIngestRequest, SalesRowRequest, routes::SalesIngested,
-        ChatRequest, MessageIn,
+        ChatRequest, MessageIn, routes::SseEvent,
         ScheduleView, ViewShift, routes::SyncJobAnswer, Announcement, AnnouncementRequest, routes::PublishAnswer,
         SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest, SendRequest, SendSummary, routes::Subscribed,
         routes::Unsubscribed, routes::VapidPublicKey,
@@ -72,6 +72,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
 /// serializes a link's `operationId` as `operation_id`).
 pub fn document_json() -> serde_json::Value {
     let mut json = serde_json::to_value(document()).expect("the document serializes");
+    crate::request_rules::apply(&mut json);
     for (path, method, status, links) in LINKS {
         let response = &mut json["paths"][*path][*method]["responses"][*status];
         assert!(response.is_object(), "{method} {path} documents a {status} answer");
@@ -166,5 +167,6 @@ const LINKS: &[(&str, &str, &str, &[Link])] = &[
         &[("ShiftReports", "shift_reports", "locationId"), ("ManagerReports", "manager_reports", "locationId")],
     ),
     ("/api/coupons/offers", "post", "201", &[("GetOffer", "offer", "id")]),
+    ("/api/contacts", "post", "201", &[("RemoveContact", "remove_contact", "id")]),
     ("/api/coupons/reservations/{id}", "get", "200", &[("RedeemReservation", "redeem", "id")]),
 ];

@@ -20,6 +20,8 @@ use time::{Duration, OffsetDateTime, Time};
 use time_tz::PrimitiveDateTimeExt;
 
 pub const DEMO_TEAM: &str = "org_demo";
+/// The first demo location, the same on every run.
+pub const DEMO_LOCATION: uuid::Uuid = location_id(0);
 const DEMO_TIMEZONE: &str = "America/Chicago";
 
 #[derive(Debug, Clone, Copy)]
@@ -61,8 +63,8 @@ pub struct DemoTeam {
     pub week_of: time::Date,
 }
 
-fn location_id(index: u32) -> uuid::Uuid {
-    uuid::Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_d000 + u128::from(index))
+const fn location_id(index: u32) -> uuid::Uuid {
+    uuid::Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_d000 + index as u128)
 }
 
 /// A deterministic number in `0..modulo` from a key (FNV-1a), for the demo's noise.

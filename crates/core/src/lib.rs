@@ -4,6 +4,7 @@
 mod caller;
 mod clock;
 mod ids;
+mod rules;
 mod service_error;
 mod store_error;
 mod validation;
@@ -13,6 +14,7 @@ pub use caller::{Caller, Forbidden, Role, TeamMembership};
 pub use clock::MockClock;
 pub use clock::{Clock, SystemClock};
 pub use ids::{LocationId, TeamId, UserId};
+pub use rules::TextLength;
 pub use service_error::ServiceError;
 pub use store_error::StoreError;
 pub use validation::{FieldError, ValidationErrors};
@@ -23,7 +25,7 @@ pub use outbound::MockOutboundUrlPolicy;
 pub use outbound::{OutboundUrlPolicy, UrlRejected};
 
 mod money;
-pub use money::{Money, parse_money};
+pub use money::{MONEY_MAX, Money, parse_money};
 pub use rust_decimal::Decimal;
 
 mod week;

@@ -5,7 +5,8 @@ use rust_decimal::Decimal;
 use crate::FieldError;
 
 /// The largest amount `NUMERIC(12,2)` holds.
-const MAX: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2); // 999_999_999_999 / 10^2
+/// The largest amount of money accepted.
+pub const MONEY_MAX: Decimal = Decimal::from_parts(3_567_587_327, 232, 0, false, 2); // 999_999_999_999 / 10^2
 
 /// An amount of money: finite, at least 0, at most 2 decimals, at most 9,999,999,999.99.
 pub type Money = Decimal;
@@ -22,7 +23,7 @@ pub fn parse_money(field: &str, text: &str) -> Result<Money, FieldError> {
     if value.normalize().scale() > 2 {
         return Err(FieldError::new(field, "must have at most 2 decimals"));
     }
-    if value > MAX {
+    if value > MONEY_MAX {
         return Err(FieldError::new(field, "must be at most 9999999999.99"));
     }
     Ok(value.round_dp(2).normalize())
@@ -51,6 +52,6 @@ mod tests {
 
     #[test]
     fn the_max_constant_is_what_it_says() {
-        assert_eq!(MAX, Decimal::from_str("9999999999.99").unwrap());
+        assert_eq!(MONEY_MAX, Decimal::from_str("9999999999.99").unwrap());
     }
 }

@@ -1,4 +1,4 @@
-use opsd_core::{FieldError, TeamId, ValidationErrors};
+use opsd_core::{FieldError, TeamId, TextLength, ValidationErrors};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -15,6 +15,14 @@ pub struct NewContact {
 }
 
 impl NewContact {
+    pub const NAME: TextLength = TextLength::new(1, 200);
+    pub const NOTES: TextLength = TextLength::new(0, 2000);
+    pub const PHONE_CHARS: (usize, usize) = (5, 32);
+    pub const PHONE_MIN_DIGITS: usize = 5;
+    /// What a phone number holds besides digits.
+    pub const PHONE_SYMBOLS: &str = " +-().";
+    pub const EMAIL_MAX_CHARS: usize = 254;
+
     /// `prefix` names the fields as the request spells them (`contactName` or `name`).
     pub fn parse(
         fields: [&str; 4],
@@ -26,8 +34,8 @@ impl NewContact {
         let [name_field, phone_field, email_field, notes_field] = fields;
         let mut errors = ValidationErrors::new();
         let name = name.map(str::trim).unwrap_or_default();
-        if name.is_empty() || name.chars().count() > 200 {
-            errors.push(name_field, "must be 1 to 200 characters");
+        if !Self::NAME.fits(name) {
+            errors.push(name_field, Self::NAME.message());
         }
         let phone = blank_to_none(phone);
         let email = blank_to_none(email);
@@ -41,8 +49,8 @@ impl NewContact {
             errors.push(phone_field, "a phone or an e-mail address is required");
         }
         let notes = blank_to_none(notes);
-        if notes.is_some_and(|n| n.chars().count() > 2000) {
-            errors.push(notes_field, "must be at most 2000 characters");
+        if notes.is_some_and(|n| !Self::NOTES.fits(n)) {
+            errors.push(notes_field, Self::NOTES.message());
         }
         errors.into_result()?;
         Ok(Self {
@@ -60,9 +68,10 @@ fn blank_to_none(value: Option<&str>) -> Option<&str> {
 
 /// 5 to 32 characters of digits, spaces and `+-().`, with at least 5 digits.
 fn check_phone(field: &str, phone: &str) -> Result<(), FieldError> {
-    let allowed = phone.chars().all(|c| c.is_ascii_digit() || " +-().".contains(c));
+    let allowed = phone.chars().all(|c| c.is_ascii_digit() || NewContact::PHONE_SYMBOLS.contains(c));
     let digits = phone.chars().filter(char::is_ascii_digit).count();
-    if allowed && (5..=32).contains(&phone.len()) && digits >= 5 {
+    let (min, max) = NewContact::PHONE_CHARS;
+    if allowed && (min..=max).contains(&phone.len()) && digits >= NewContact::PHONE_MIN_DIGITS {
         Ok(())
     } else {
         Err(FieldError::new(field, "must be a phone number"))
@@ -71,7 +80,7 @@ fn check_phone(field: &str, phone: &str) -> Result<(), FieldError> {
 
 /// A plausible address: one `@`, a local part, a dotted domain, no spaces, at most 254 characters.
 fn check_email(field: &str, email: &str) -> Result<(), FieldError> {
-    let valid = email.len() <= 254
+    let valid = email.len() <= NewContact::EMAIL_MAX_CHARS
         && !email.chars().any(|c| c.is_whitespace() || c.is_control())
         && email.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty()

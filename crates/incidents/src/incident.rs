@@ -1,4 +1,4 @@
-use opsd_core::{FieldError, LocationId, TeamId, UserId};
+use opsd_core::{FieldError, LocationId, TeamId, TextLength, UserId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -57,13 +57,13 @@ opsd_core::wire_enum! {
 pub struct IncidentNotes(String);
 
 impl IncidentNotes {
-    pub const MAX_CHARS: usize = 5000;
+    pub const LENGTH: TextLength = TextLength::new(1, 5000);
 
     pub fn parse(field: &str, raw: &str) -> Result<Self, FieldError> {
         if raw.trim().is_empty() {
             return Err(FieldError::new(field, "must not be empty or only whitespace"));
         }
-        if raw.chars().count() > Self::MAX_CHARS {
+        if !Self::LENGTH.fits(raw) {
             return Err(FieldError::new(field, "must be at most 5000 characters"));
         }
         Ok(Self(raw.to_owned()))
@@ -83,13 +83,16 @@ impl IncidentNotes {
 pub struct MediaUrls(Vec<String>);
 
 impl MediaUrls {
+    pub const MAX_URLS: usize = 10;
+    pub const MAX_URL_CHARS: usize = 2048;
+
     pub fn parse(raw: Vec<String>) -> Result<Self, FieldError> {
-        if raw.len() > 10 {
+        if raw.len() > Self::MAX_URLS {
             return Err(FieldError::new("mediaUrls", "must hold at most 10 URLs"));
         }
         for (index, value) in raw.iter().enumerate() {
             let field = format!("mediaUrls[{index}]");
-            if value.len() > 2048 {
+            if value.len() > Self::MAX_URL_CHARS {
                 return Err(FieldError::new(field, "must be at most 2048 characters"));
             }
             let parsed =

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, LocationId, StoreError, TeamId, UserId, ValidationErrors};
+use opsd_core::{Caller, Clock, LocationId, StoreError, TeamId, TextLength, UserId, ValidationErrors};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
@@ -25,6 +25,11 @@ pub struct AnnouncementDraft {
     /// RFC 3339.
     pub publish_at: String,
     pub location_id: Option<LocationId>,
+}
+
+impl AnnouncementDraft {
+    pub const TITLE: TextLength = TextLength::new(1, 200);
+    pub const BODY: TextLength = TextLength::new(1, 2000);
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,11 +72,11 @@ impl AnnouncementService {
         let team = caller.admin_team()?;
         let mut errors = ValidationErrors::new();
         let (title, body) = (request.title.trim(), request.body.trim());
-        if title.is_empty() || title.chars().count() > 200 {
-            errors.push("title", "must be 1 to 200 characters");
+        if !AnnouncementDraft::TITLE.fits(title) {
+            errors.push("title", AnnouncementDraft::TITLE.message());
         }
-        if body.is_empty() || body.chars().count() > 2000 {
-            errors.push("body", "must be 1 to 2000 characters");
+        if !AnnouncementDraft::BODY.fits(body) {
+            errors.push("body", AnnouncementDraft::BODY.message());
         }
         let publish_at = OffsetDateTime::parse(&request.publish_at, &Rfc3339).ok();
         if publish_at.is_none() {

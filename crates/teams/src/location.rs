@@ -1,4 +1,4 @@
-use opsd_core::{FieldError, LocationId, TeamId, ValidationErrors};
+use opsd_core::{FieldError, LocationId, TeamId, TextLength, ValidationErrors};
 use time::OffsetDateTime;
 
 /// `[a-z0-9-]{1,64}`, unique across all teams.
@@ -6,6 +6,9 @@ use time::OffsetDateTime;
 pub struct LocationSlug(String);
 
 impl LocationSlug {
+    /// The whole rule, as the API document states it.
+    pub const PATTERN: &str = "^[a-z0-9-]{1,64}$";
+
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         let valid = (1..=64).contains(&raw.len())
             && raw.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
@@ -22,6 +25,11 @@ impl LocationSlug {
 pub struct TimeZoneName(String);
 
 impl TimeZoneName {
+    /// Every name `parse` accepts.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        time_tz::timezones::iter().map(time_tz::TimeZone::name)
+    }
+
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         match time_tz::timezones::get_by_name(raw) {
             Some(_) if !raw.is_empty() => Ok(Self(raw.to_owned())),
@@ -47,6 +55,9 @@ pub struct NewLocation {
 }
 
 impl NewLocation {
+    pub const NAME: TextLength = TextLength::new(1, 200);
+    pub const SCHEDULER_ID: TextLength = TextLength::new(0, 64);
+
     pub fn parse(
         name: &str,
         slug: &str,
@@ -55,14 +66,14 @@ impl NewLocation {
     ) -> Result<Self, ValidationErrors> {
         let mut errors = ValidationErrors::new();
         let name = name.trim();
-        if name.is_empty() || name.chars().count() > 200 {
-            errors.push("name", "must be 1 to 200 characters");
+        if !Self::NAME.fits(name) {
+            errors.push("name", Self::NAME.message());
         }
         let slug = errors.check(LocationSlug::parse(slug));
         let timezone = errors.check(TimeZoneName::parse(timezone));
         let scheduler_location_id = scheduler_location_id.map(str::trim).filter(|id| !id.is_empty());
-        if scheduler_location_id.is_some_and(|id| id.len() > 64) {
-            errors.push("schedulerLocationId", "must be at most 64 characters");
+        if scheduler_location_id.is_some_and(|id| !Self::SCHEDULER_ID.fits(id)) {
+            errors.push("schedulerLocationId", Self::SCHEDULER_ID.message());
         }
         errors.into_result()?;
         Ok(Self {

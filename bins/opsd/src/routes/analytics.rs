@@ -2,6 +2,8 @@
 
 mod wire;
 
+pub use wire::{DAYS_OF_WEEK, MAX_LABOR_PCT, MAX_SALES_ROWS, TEAM_ID};
+
 use actix_web::{HttpResponse, web};
 
 pub use wire::{

@@ -2,6 +2,8 @@
 
 mod wire;
 
+pub use wire::{CONTENT, MAX_MESSAGES};
+
 use actix_web::web::Bytes;
 use actix_web::{HttpResponse, web};
 use futures::StreamExt;
@@ -10,7 +12,7 @@ use crate::errors::ApiError;
 use crate::extract::{BearerCaller, JsonBody};
 use crate::state::AppState;
 
-pub use wire::{ChatRequest, MessageIn};
+pub use wire::{ChatRequest, MessageIn, SseEvent};
 
 /// Streams the assistant's answer as Server-Sent Events (`x-vercel-ai-ui-message-stream: v1`):
 /// `data: {chunk}` events closed by `data: [DONE]`. A failed provider or tool step is an `error`
@@ -19,7 +21,7 @@ pub use wire::{ChatRequest, MessageIn};
 /// turns into an HTTP error status. `x-thread-id` names the conversation for `threadId`.
 #[utoipa::path(post, path = "/api/assistant/chat", tags = ["assistant"], request_body = ChatRequest,
     security(("bearer" = [])),
-    responses((status = 200, description = "a text/event-stream of UI message chunks", content_type = "text/event-stream", body = String,
+    responses((status = 200, description = "a text/event-stream of UI message chunks", content_type = "text/event-stream", body = SseEvent,
         headers(("x-thread-id" = String, description = "the conversation's id"), ("x-vercel-ai-ui-message-stream" = String, description = "v1")))))]
 pub async fn chat(
     state: web::Data<AppState>,

@@ -2,6 +2,8 @@
 
 mod wire;
 
+pub use wire::{CAPACITY, OFFER_NAME};
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use opsd_coupons::{IntakeError, OfferId, ReservationId};
 use serde::Serialize;

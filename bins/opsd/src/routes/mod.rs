@@ -1,17 +1,17 @@
 //! The HTTP surface. Every resource answers a wrong method with 405 and `Allow`, and unknown paths
 //! with 404, both as problem details.
 
-mod analytics;
-mod assistant;
-mod coupons;
+pub(crate) mod analytics;
+pub(crate) mod assistant;
+pub(crate) mod coupons;
 mod cron;
 mod docs;
 mod health;
 mod incidents;
 mod nudges;
 mod planning;
-mod push;
-mod reports;
+pub(crate) mod push;
+pub(crate) mod reports;
 mod schedule;
 mod setup;
 pub(crate) mod webhooks;
@@ -27,7 +27,7 @@ pub use analytics::{
     DailyRow, DayGoalBody, GoalRequest, GoalsRequest, GoalsResponse, LaborRow, OptimizationReport, SalesIngestRequest,
     SalesIngested, SalesReportRow, SalesRowRequest, Summary, WeeklySummary, render as render_report,
 };
-pub use assistant::{ChatRequest, MessageIn};
+pub use assistant::{ChatRequest, MessageIn, SseEvent};
 pub use coupons::{Accepted, JobStatusBody, Offer, OfferRequest, Reservation, SweepReportSchema, decode_guest_event};
 pub use cron::PruneAnswer;
 pub use health::{HealthStatus, Readiness};

@@ -2,6 +2,8 @@
 
 mod wire;
 
+pub use wire::{AUTH_BYTES, MAX_ENDPOINT_CHARS, MAX_EXPIRATION_MS, P256DH_BYTES};
+
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use utoipa::ToSchema;

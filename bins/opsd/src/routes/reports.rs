@@ -2,6 +2,8 @@
 
 mod wire;
 
+pub use wire::{HERO, MAX_REVIEWS, RATINGS, REVIEW_KEY, REVIEW_NAME, REVIEW_NOTES};
+
 use actix_web::{HttpResponse, web};
 
 pub use wire::{

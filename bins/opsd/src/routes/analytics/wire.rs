@@ -1,7 +1,7 @@
 //! The analytics queries and bodies as clients send and receive them. Queries and requests parse
 //! into domain values, naming each bad field; the report's wire form is built from the domain's.
 
-use opsd_core::{LocationId, Money, TeamId, ValidationErrors, parse_iso_date, parse_money};
+use opsd_core::{LocationId, Money, TeamId, TextLength, ValidationErrors, parse_iso_date, parse_money};
 use opsd_optimization::{self as domain, DayGoal, ReportKey, SalesRow, Week};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -12,12 +12,16 @@ use uuid::Uuid;
 use crate::wire;
 
 pub const MAX_SALES_ROWS: usize = 10_000;
+pub const TEAM_ID: TextLength = TextLength::new(1, 200);
+/// 0 (Saturday) to 6 (Friday).
+pub const DAYS_OF_WEEK: std::ops::RangeInclusive<i64> = 0..=6;
+pub const MAX_LABOR_PCT: Decimal = Decimal::ONE_HUNDRED;
 
 fn team_id(errors: &mut ValidationErrors, raw: Option<&str>) -> Option<TeamId> {
     match raw.map(str::trim) {
-        Some(id) if !id.is_empty() && id.len() <= 200 => Some(TeamId::new(id)),
+        Some(id) if TEAM_ID.fits(id) => Some(TeamId::new(id)),
         Some(_) => {
-            errors.push("teamId", "must be 1 to 200 characters");
+            errors.push("teamId", TEAM_ID.message());
             None
         }
         None => {
@@ -103,13 +107,12 @@ pub struct SalesRowRequest {
     pub date: String,
     #[schema(value_type = wire::Block)]
     pub block: domain::Block,
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub food: serde_json::Number,
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub beverage: serde_json::Number,
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub other: serde_json::Number,
-    #[schema(minimum = 0)]
     pub guests: Option<i32>,
 }
 
@@ -167,15 +170,14 @@ impl SalesIngestRequest {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GoalRequest {
     /// 0 (Saturday) to 6 (Friday).
-    #[schema(minimum = 0, maximum = 6)]
     pub day_of_week: i64,
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub sales_goal: serde_json::Number,
     /// A percentage, 0 to 100.
-    #[schema(value_type = f64, minimum = 0, maximum = 100)]
+    #[schema(value_type = f64)]
     pub labor_pct_target: serde_json::Number,
     /// USD per labor hour.
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub splh_target: serde_json::Number,
 }
 
@@ -198,7 +200,7 @@ impl GoalsRequest {
         for (index, goal) in self.goals.iter().enumerate() {
             let field = |name: &str| format!("goals[{index}].{name}");
             let before = errors.errors().len();
-            if !(0..=6).contains(&goal.day_of_week) {
+            if !DAYS_OF_WEEK.contains(&goal.day_of_week) {
                 errors.push(field("dayOfWeek"), "must be 0 (Saturday) to 6 (Friday)");
             } else if std::mem::replace(&mut days[goal.day_of_week as usize], true) {
                 errors.push(field("dayOfWeek"), "repeats a weekday");
@@ -206,7 +208,7 @@ impl GoalsRequest {
             let sales_goal = errors.check(parse_money(&field("salesGoal"), &goal.sales_goal.to_string()));
             let labor_pct_target =
                 errors.check(parse_money(&field("laborPctTarget"), &goal.labor_pct_target.to_string()));
-            if labor_pct_target.is_some_and(|t| t > Decimal::ONE_HUNDRED) {
+            if labor_pct_target.is_some_and(|t| t > MAX_LABOR_PCT) {
                 errors.push(field("laborPctTarget"), "must be at most 100");
             }
             let splh_target = errors.check(parse_money(&field("splhTarget"), &goal.splh_target.to_string()));

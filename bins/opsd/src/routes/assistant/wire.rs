@@ -2,13 +2,13 @@
 //! SDK's `useChat` posts (`UIMessage`s with text parts, plus `id`, `trigger`, `messageId`).
 
 use opsd_assistant::{ChatMessage, Conversation, Role};
-use opsd_core::ValidationErrors;
-use serde::Deserialize;
+use opsd_core::{TextLength, ValidationErrors};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-const MAX_MESSAGES: usize = 100;
-const MAX_CONTENT_CHARS: usize = 20_000;
+pub const MAX_MESSAGES: usize = 100;
+pub const CONTENT: TextLength = TextLength::new(1, 20_000);
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -71,8 +71,8 @@ impl ChatRequest {
                     .join(""),
                 (None, None) => String::new(),
             };
-            if content.trim().is_empty() || content.chars().count() > MAX_CONTENT_CHARS {
-                errors.push(format!("messages[{index}].content"), "must be 1 to 20000 characters");
+            if !CONTENT.fits(&content) {
+                errors.push(format!("messages[{index}].content"), CONTENT.message());
             }
             if let Some(role) = role {
                 messages.push(ChatMessage { role, content });
@@ -127,4 +127,14 @@ mod tests {
         let many: Vec<Value> = (0..101).map(|_| json!({ "role": "user", "content": "x" })).collect();
         assert_eq!(field(json!({ "messages": many })), "messages");
     }
+}
+
+/// One Server-Sent Event of the chat's answer, as a client's event parser hands it over.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct SseEvent {
+    /// A UI message chunk as JSON (`{"type":"text-delta",...}`), or `[DONE]` last.
+    data: String,
+    /// `message`: the stream names no other event.
+    event: Option<String>,
 }

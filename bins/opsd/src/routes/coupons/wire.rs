@@ -1,7 +1,7 @@
 //! The coupon bodies as clients send and receive them, and the guest events as the coupon-automation
 //! producer sends them (read leniently: fields it does not use are ignored).
 
-use opsd_core::{LocationId, TeamId, ValidationErrors};
+use opsd_core::{LocationId, TeamId, TextLength, ValidationErrors};
 use opsd_coupons::{self as domain, CanonicalEvent, GuestEvent, LegacyRating, NewOffer, OfferId, ReservationId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -10,6 +10,9 @@ use uuid::Uuid;
 
 use crate::wire;
 
+pub const OFFER_NAME: TextLength = TextLength::new(1, 200);
+pub const CAPACITY: std::ops::RangeInclusive<i64> = 0..=1_000_000;
+
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct OfferRequest {
@@ -17,7 +20,6 @@ pub struct OfferRequest {
     /// 1 to 200 characters.
     name: String,
     /// 0 to 1,000,000 reservations at once.
-    #[schema(minimum = 0, maximum = 1000000)]
     capacity: i64,
 }
 
@@ -25,10 +27,10 @@ impl OfferRequest {
     pub fn try_into_domain(self) -> Result<NewOffer, ValidationErrors> {
         let mut errors = ValidationErrors::new();
         let name = self.name.trim();
-        if name.is_empty() || name.chars().count() > 200 {
-            errors.push("name", "must be 1 to 200 characters");
+        if !OFFER_NAME.fits(name) {
+            errors.push("name", OFFER_NAME.message());
         }
-        if !(0..=1_000_000).contains(&self.capacity) {
+        if !CAPACITY.contains(&self.capacity) {
             errors.push("capacity", "must be 0 to 1000000");
         }
         errors.into_result()?;

@@ -8,6 +8,12 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+pub const MAX_ENDPOINT_CHARS: usize = 2048;
+pub const P256DH_BYTES: usize = 65;
+pub const AUTH_BYTES: usize = 16;
+/// The end of year 9999 in milliseconds since the epoch.
+pub const MAX_EXPIRATION_MS: f64 = 253_402_300_799_999.0;
+
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubscriptionKeysRequest {
@@ -44,19 +50,23 @@ impl SubscribeRequest {
     /// Checks the shape; whether the endpoint may be called is the outbound policy's to say.
     pub fn try_into_domain(&self) -> Result<Subscription, ValidationErrors> {
         let mut errors = ValidationErrors::new();
-        if self.endpoint.len() > 2048 {
-            errors.push("endpoint", "must be at most 2048 characters");
+        if self.endpoint.len() > MAX_ENDPOINT_CHARS {
+            errors.push("endpoint", format!("must be at most {MAX_ENDPOINT_CHARS} characters"));
         }
-        let p256dh =
-            errors.check(decoded_len("keys.p256dh", &self.keys.p256dh, 65, "a 65-byte uncompressed P-256 point"));
+        let p256dh = errors.check(decoded_len(
+            "keys.p256dh",
+            &self.keys.p256dh,
+            P256DH_BYTES,
+            "a 65-byte uncompressed P-256 point",
+        ));
         if p256dh.as_ref().is_some_and(|point| point[0] != 0x04) {
             errors.push("keys.p256dh", "must be an uncompressed point (0x04 first)");
         }
-        errors.check(decoded_len("keys.auth", &self.keys.auth, 16, "16 bytes"));
+        errors.check(decoded_len("keys.auth", &self.keys.auth, AUTH_BYTES, "16 bytes"));
         let expires_at = match &self.expiration_time {
             None => None,
             // Up to the end of year 9999, which any real expiration is well within.
-            Some(ms) => match ms.as_f64().filter(|ms| ms.is_finite() && (0.0..=253_402_300_799_999.0).contains(ms)) {
+            Some(ms) => match ms.as_f64().filter(|ms| ms.is_finite() && (0.0..=MAX_EXPIRATION_MS).contains(ms)) {
                 Some(ms) => OffsetDateTime::from_unix_timestamp_nanos((ms as i128) * 1_000_000).ok(),
                 None => {
                     errors.push("expirationTime", "must be milliseconds since the epoch");

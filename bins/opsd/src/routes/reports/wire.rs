@@ -1,7 +1,7 @@
 //! The report bodies as clients send and receive them. Requests parse into the domain's validated
 //! reports (`try_into_domain`); responses are built from the stored reports.
 
-use opsd_core::{LocationId, ValidationErrors, parse_iso_date, parse_money};
+use opsd_core::{LocationId, TextLength, ValidationErrors, parse_iso_date, parse_money};
 use opsd_reports::{self as domain, EmployeeReview, NewManagerReport, NewShiftReport, ReportRange};
 use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
@@ -9,6 +9,13 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::wire;
+
+pub const HERO: TextLength = TextLength::new(0, 100);
+pub const REVIEW_NAME: TextLength = TextLength::new(1, 100);
+pub const REVIEW_KEY: TextLength = TextLength::new(0, 100);
+pub const REVIEW_NOTES: TextLength = TextLength::new(0, 2000);
+pub const RATINGS: std::ops::RangeInclusive<i64> = 1..=5;
+pub const MAX_REVIEWS: usize = 100;
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -19,9 +26,9 @@ pub struct ShiftReportRequest {
     #[schema(value_type = wire::ReportShift)]
     pub shift: domain::ReportShift,
     /// At least 0, at most 2 decimals.
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub actual_sales: serde_json::Number,
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub goal_sales: serde_json::Number,
     /// Hero of the Shift: at most 100 characters, trimmed.
     pub hero: Option<String>,
@@ -35,8 +42,8 @@ impl ShiftReportRequest {
         let actual_sales = errors.check(parse_money("actualSales", &self.actual_sales.to_string()));
         let goal_sales = errors.check(parse_money("goalSales", &self.goal_sales.to_string()));
         let hero = self.hero.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned);
-        if hero.as_ref().is_some_and(|h| h.chars().count() > 100) {
-            errors.push("hero", "must be at most 100 characters");
+        if hero.as_ref().is_some_and(|h| !HERO.fits(h)) {
+            errors.push("hero", HERO.message());
         }
         errors.into_result()?;
         Ok(NewShiftReport {
@@ -58,7 +65,6 @@ pub struct EmployeeReviewRequest {
     /// The scheduling provider's employee key, at most 100 characters.
     pub employee_key: Option<String>,
     /// An integer from 1 to 5.
-    #[schema(minimum = 1, maximum = 5)]
     pub rating: i64,
     /// At most 2000 characters.
     pub notes: Option<String>,
@@ -70,7 +76,7 @@ pub struct ManagerReportRequest {
     pub location_id: Uuid,
     /// `YYYY-MM-DD`, not after tomorrow.
     pub date: String,
-    #[schema(value_type = f64, minimum = 0)]
+    #[schema(value_type = f64)]
     pub total_sales: serde_json::Number,
     /// At most 100 reviews.
     pub employee_reviews: Option<Vec<EmployeeReviewRequest>>,
@@ -82,7 +88,7 @@ impl ManagerReportRequest {
         let date = check_date(&mut errors, &self.date, latest_date);
         let total_sales = errors.check(parse_money("totalSales", &self.total_sales.to_string()));
         let reviews = self.employee_reviews.unwrap_or_default();
-        if reviews.len() > 100 {
+        if reviews.len() > MAX_REVIEWS {
             errors.push("employeeReviews", "must hold at most 100 reviews");
         }
         let employee_reviews = reviews
@@ -113,19 +119,19 @@ fn review_of(errors: &mut ValidationErrors, index: usize, review: EmployeeReview
     let field = |name: &str| format!("employeeReviews[{index}].{name}");
     let before = errors.errors().len();
     let name = review.employee_name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        errors.push(field("employeeName"), "must be 1 to 100 characters");
+    if !REVIEW_NAME.fits(name) {
+        errors.push(field("employeeName"), REVIEW_NAME.message());
     }
     let key = review.employee_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
-    if key.is_some_and(|k| k.chars().count() > 100) {
-        errors.push(field("employeeKey"), "must be at most 100 characters");
+    if key.is_some_and(|k| !REVIEW_KEY.fits(k)) {
+        errors.push(field("employeeKey"), REVIEW_KEY.message());
     }
-    if !(1..=5).contains(&review.rating) {
+    if !RATINGS.contains(&review.rating) {
         errors.push(field("rating"), "must be an integer from 1 to 5");
     }
     let notes = review.notes.as_deref().map(str::trim).filter(|n| !n.is_empty());
-    if notes.is_some_and(|n| n.chars().count() > 2000) {
-        errors.push(field("notes"), "must be at most 2000 characters");
+    if notes.is_some_and(|n| !REVIEW_NOTES.fits(n)) {
+        errors.push(field("notes"), REVIEW_NOTES.message());
     }
     (errors.errors().len() == before).then(|| EmployeeReview {
         employee_name: name.to_owned(),
