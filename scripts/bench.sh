@@ -9,7 +9,7 @@ if ! command -v wrk >/dev/null 2>&1; then
   apt-get update -qq >/dev/null && apt-get install -y -qq wrk >/dev/null
 fi
 server="$(scripts/pg-up.sh test)"
-psql "$server" -qc "DROP DATABASE IF EXISTS opsd_bench WITH (FORCE)" >/dev/null
+psql "$server" -qc "DROP DATABASE IF EXISTS opsd_bench WITH (FORCE)" >/dev/null 2>&1
 psql "$server" -qc "CREATE DATABASE opsd_bench" >/dev/null
 # One invocation, so both binaries share one feature resolution and one set of artifacts.
 cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-bench
@@ -54,6 +54,12 @@ cached_rps="$(load "cached optimization" "http://127.0.0.1:$cached_port$path")"
 uncached_rps="$(load "uncached optimization" "http://127.0.0.1:$uncached_port$path")"
 live_rps="$(load "/health/live" "http://127.0.0.1:$cached_port/health/live")"
 awk -v c="$cached_rps" -v l="$live_rps" 'BEGIN { printf "cached optimization / health/live = %.2f (target at least 0.6)\n", c / l }'
+awk -v u="$uncached_rps" -v l="$live_rps" 'BEGIN { printf "uncached optimization / health/live = %.3f (goal at least 0.08)\n", u / l }'
+# The database's own yardstick: pgbench's select-only transactions on the same machine and clients.
+psql "$server" -qc "DROP DATABASE IF EXISTS opsd_pgbench WITH (FORCE)" -c "CREATE DATABASE opsd_pgbench" >/dev/null 2>&1
+pgbench -i -s 1 -q "${server%/*}/opsd_pgbench" >/dev/null 2>&1
+pgbench_tps="$(pgbench -S -c 32 -j 2 -T "$duration" -n "${server%/*}/opsd_pgbench" 2>/dev/null | awk '/^tps/ {print $3}')"
+awk -v u="$uncached_rps" -v p="$pgbench_tps" 'BEGIN { printf "pgbench -S: %.0f tps; an uncached report (3 statements, 1 round trip) costs %.1f of them\n", p, p / u }'
 
 echo
 echo "console pages on the seeded 20-location demo (goal: under 100 KB and p99 under 200 ms each):"
@@ -87,7 +93,36 @@ backtest() { # scope query
 }
 backtest "one location" "&locationId=$location"
 backtest "the team" ""
-kill $cached $uncached 2>/dev/null || true
+
+# One wrk run's p99 (ms) against the uncached team-wide report of the server on a port.
+p99_ms() { # port
+  wrk -t2 -c32 -d"${duration}s" --latency -H "Authorization: Bearer bench-key" "http://127.0.0.1:$1$path" \
+    | awk '$1 == "99%" { v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else v = v * 1000; print v }'
+}
+echo
+echo "bigger history: the uncached team-wide report, p99 at 32 connections, three alternating runs each:"
+kill $cached 2>/dev/null || true
+psql "$server" -qc "DROP DATABASE IF EXISTS opsd_bench_big WITH (FORCE)" >/dev/null 2>&1
+psql "$server" -qc "CREATE DATABASE opsd_bench_big" >/dev/null
+DATABASE_URL="${server%/*}/opsd_bench_big" ./target/release/opsd seed-demo --locations 200 --weeks 156 >/dev/null
+psql "${server%/*}/opsd_bench_big" -qc "VACUUM ANALYZE" >/dev/null
+big_port="$(scripts/free-port.sh)"
+DATABASE_URL="${server%/*}/opsd_bench_big" BIND_ADDR=127.0.0.1:$big_port OPTIMIZATION_CACHE_CAPACITY=0 \
+  ./target/release/opsd serve >/dev/null 2>&1 &
+big=$!
+trap 'kill $uncached $big 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$big_port/health/live" >/dev/null && break; sleep 0.1; done
+small_runs="" big_runs=""
+for _ in 1 2 3; do
+  small_runs="$small_runs $(p99_ms "$uncached_port")"
+  big_runs="$big_runs $(p99_ms "$big_port")"
+done
+kill $uncached $big 2>/dev/null || true
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | sed -n 2p; }
+small_p99="$(median "$small_runs")" big_p99="$(median "$big_runs")"
+echo "  20 locations x 1 year (ms):$small_runs"
+echo "  200 locations x 3 years (ms):$big_runs"
+awk -v s="$small_p99" -v b="$big_p99" 'BEGIN { printf "  medians %.2f ms and %.2f ms: ratio %.2f (goal at most 1.2)\n", s, b, b / s }'
 
 echo
 ./target/release/opsd-bench
