@@ -68,6 +68,35 @@ async fn the_week_page_shows_the_apis_numbers_for_the_same_week() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_week_page_sets_worked_against_scheduled_hours_as_the_variance_api_does() {
+    let app = TestApp::spawn().await;
+    let location = app.create_location("org_1", "downtown").await;
+    // A punch as the 7shifts sync stores it: 6.5 worked hours at $15.50 on the week's Saturday.
+    app.pg()
+        .await
+        .execute(
+            "INSERT INTO time_punches (location_id, provider_punch_id, employee_key, department, business_date,
+                                       clocked_in, clocked_out, approved, unpaid_break_minutes, worked_hours,
+                                       hourly_wage, synced_at)
+             VALUES ($1::text::uuid, '1', '7shifts:7', 'FOH', '2026-11-21', '2026-11-21T16:00:00Z',
+                     '2026-11-21T23:00:00Z', true, 30, 6.50, 15.50, now())",
+            &[&location],
+        )
+        .await
+        .unwrap();
+    let api = app
+        .get_json(&format!("/api/analytics/variance?teamId=org_1&weekOf=2026-11-21&locationId={location}"), API_KEY)
+        .await;
+    assert_eq!(api["days"][0]["total"]["actualHours"], 6.5);
+    let path = format!("/console/week?weekOf=2026-11-21&locationId={location}");
+    let (status, page) = html(&app, &path, app.tokens.admin("user_1", "org_1")).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Scheduled against worked"));
+    assert_eq!(page.matches("data-worked=\"6.5\"").count(), 2, "Saturday's row and the week's total");
+    assert!(page.contains("$100.75 over"), "6.5 h at $15.50 against nothing scheduled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_member_changes_an_incidents_status_with_its_form_and_only_from_this_origin() {
     let app = TestApp::spawn().await;
     let location = app.create_location("org_1", "downtown").await;

@@ -1,5 +1,7 @@
 //! The week page (team admins): the week's sales against the goal and labor % against the target,
-//! with the KPI tiles, from the same service and cache as `GET /api/analytics/optimization`.
+//! with the KPI tiles, from the same service and cache as `GET /api/analytics/optimization`; and the
+//! scheduled against worked labor of each day, from the same service and cache as
+//! `GET /api/analytics/variance`.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -39,13 +41,17 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
             Err(error) => return refusal(StatusCode::BAD_REQUEST, &format!("weekOf {}.", error.message)),
         },
     };
-    let (locations, report, goals) = match tokio::try_join!(
+    let (locations, report, goals, variance) = match tokio::try_join!(
         async { state.teams.list_locations(&caller).await.map_err(crate::ApiError::from) },
         async {
             let key = ReportKey { team: team.clone(), location, week };
             state.optimization.report(key).await.map_err(crate::ApiError::from)
         },
         async { state.optimization.goals(&team, location).await.map_err(crate::ApiError::from) },
+        async {
+            let key = ReportKey { team: team.clone(), location, week };
+            state.planning.variance(key).await.map_err(crate::ApiError::from)
+        },
     ) {
         Ok(found) => found,
         Err(crate::ApiError::NotFound) => return refusal(StatusCode::NOT_FOUND, "No such location in your team."),
@@ -142,5 +148,47 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
             }
         }
     };
+    let body = html! { (body) (labor_variance(&variance.0)) };
     ok(layout("week", &report.week_label, body))
+}
+
+/// Scheduled (published shifts) against worked (approved punches) labor, day by day.
+fn labor_variance(report: &opsd_planning::VarianceReport) -> maud::Markup {
+    let hours = |h: rust_decimal::Decimal| h.round_dp(2).normalize().to_string();
+    let row = |label: String, total: &opsd_planning::VarianceLine| {
+        html! {
+            td { (label) }
+            td class="num" { (hours(total.scheduled_hours)) }
+            td class="num" data-worked=(hours(total.actual_hours)) { (hours(total.actual_hours)) }
+            td class="num" { (hours(total.variance_hours)) }
+            td class="num" { (money(total.scheduled_cost)) }
+            td class="num" { (money(total.actual_cost)) }
+            td class="num" class=[(total.variance_cost > rust_decimal::Decimal::ZERO).then_some("over")] {
+                (money(total.variance_cost.abs()))
+                @if total.variance_cost > rust_decimal::Decimal::ZERO { " over" }
+                @else if total.variance_cost < rust_decimal::Decimal::ZERO { " under" }
+            }
+            td class="num" { (hours(total.overtime_hours)) }
+        }
+    };
+    html! {
+        div class="card" id="variance" {
+            h2 { "Scheduled against worked" }
+            table {
+                caption class="sr-only" { "Scheduled and worked hours and cost by day" }
+                thead { tr {
+                    th { "Day" } th class="num" { "Scheduled h" } th class="num" { "Worked h" }
+                    th class="num" { "Variance h" } th class="num" { "Scheduled cost" } th class="num" { "Worked cost" }
+                    th class="num" { "Cost variance" } th class="num" { "Overtime h" }
+                } }
+                tbody {
+                    @for day in &report.days {
+                        tr { (row(format!("{} {}", &day.day.weekday().to_string()[..3], day.day), &day.span.total)) }
+                    }
+                }
+                tfoot { tr { (row("Week".to_owned(), &report.totals.total)) } }
+            }
+            p class="note" { "Worked: closed, approved time punches. Overtime: hours past 40 in the week (FLSA); its cost includes the half-time premium." }
+        }
+    }
 }
