@@ -15,7 +15,7 @@ use opsd_core::{Decimal, Department, LocationId, TeamId};
 use opsd_optimization::{AnalyticsStore, Block, DayGoal, SalesRow, Week};
 use opsd_postgres::schema::{locations, teams};
 use opsd_postgres::{Db, PgAnalyticsStore, upsert_punches, upsert_shifts};
-use opsd_scheduling::{ProviderBreak, ProviderPunch, ScheduledShift, ShiftInput, StoredPunch};
+use opsd_scheduling::{Break, ProviderPunch, ScheduledShift, ShiftInput, StoredPunch};
 use time::{Duration, OffsetDateTime, Time};
 use time_tz::PrimitiveDateTimeExt;
 
@@ -106,7 +106,7 @@ fn punch_for(shift: &ScheduledShift, id: &str) -> ProviderPunch {
         approved: jitter(&format!("{id}-approved"), 40) != 0,
         deleted: false,
         hourly_wage_cents: Some((shift.input.hourly_wage * Decimal::ONE_HUNDRED).try_into().unwrap_or(0)),
-        breaks: vec![ProviderBreak {
+        breaks: vec![Break {
             start: middle,
             end: Some(middle + Duration::minutes(if long { 30 } else { 10 })),
             paid: !long,

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use opsd_scheduling::{
-    ProviderBreak, ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser,
-    PunchWindow, SchedulingProvider,
+    Break, ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser, PunchWindow,
+    SchedulingProvider,
 };
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -120,7 +120,7 @@ impl PunchJson {
             .iter()
             .filter(|b| !b.deleted)
             .map(|b| {
-                Ok(ProviderBreak {
+                Ok(Break {
                     start: timestamp(&b.start)?,
                     end: b.end.as_deref().map(timestamp).transpose()?,
                     paid: b.paid,

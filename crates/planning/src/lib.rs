@@ -19,7 +19,7 @@ pub use overtime::weekly_overtime;
 #[cfg(any(test, feature = "mock"))]
 pub use ports::MockPlanningStore;
 pub use ports::{ForecastData, PlanningStore, ScheduledLabor, VarianceData, WorkedPunch};
-pub use punch::{Break, Punch, worked_hours};
+pub use punch::{Break, Punch, unpaid_break_seconds, worked_hours};
 pub use recommend::{HoursRecommendation, recommended_hours};
 pub use service::{PlanningError, PlanningService};
 pub use variance::{DepartmentDay, LaborLine, VarianceLine, variance};

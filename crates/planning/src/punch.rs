@@ -20,17 +20,16 @@ pub struct Punch {
     pub breaks: Vec<Break>,
 }
 
+/// The seconds of the closed unpaid breaks.
+pub fn unpaid_break_seconds(breaks: &[Break]) -> i64 {
+    breaks.iter().filter(|b| !b.paid).filter_map(|b| b.end.map(|end| (end - b.start).whole_seconds().max(0))).sum()
+}
+
 /// The punch's worked hours, rounded to 2 decimals; None for an open or unapproved punch, which
 /// is stored but does not count.
 pub fn worked_hours(punch: &Punch) -> Option<Decimal> {
     let out = punch.clocked_out.filter(|_| punch.approved)?;
-    let unpaid: i64 = punch
-        .breaks
-        .iter()
-        .filter(|b| !b.paid)
-        .filter_map(|b| b.end.map(|end| (end - b.start).whole_seconds().max(0)))
-        .sum();
-    let seconds = ((out - punch.clocked_in).whole_seconds() - unpaid).max(0);
+    let seconds = ((out - punch.clocked_in).whole_seconds() - unpaid_break_seconds(&punch.breaks)).max(0);
     Some((Decimal::from(seconds) / Decimal::from(3600)).round_dp(2))
 }
 

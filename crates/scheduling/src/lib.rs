@@ -8,11 +8,12 @@ mod shift;
 mod sync;
 mod view;
 
+pub use opsd_planning::Break;
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockPunchStore, MockScheduleStore, MockSchedulingProvider};
 pub use ports::{
-    ProviderBreak, ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser,
-    PunchStore, PunchWindow, RoleCounts, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
+    ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser, PunchStore,
+    PunchWindow, RoleCounts, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
 };
 pub use punches::{FIRST_SYNC_DAYS, OVERLAP, PunchSync, StoredPunch};
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};

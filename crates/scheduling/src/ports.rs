@@ -4,6 +4,8 @@ use async_trait::async_trait;
 use opsd_core::{Department, LocationId, StoreError, TeamId};
 use time::OffsetDateTime;
 
+use opsd_planning::Break;
+
 use crate::punches::StoredPunch;
 use crate::shift::ScheduledShift;
 use crate::view::{ScheduleView, ViewFilter};
@@ -91,14 +93,7 @@ pub struct ProviderPunch {
     pub deleted: bool,
     /// Cents per hour (the REST listing's unit).
     pub hourly_wage_cents: Option<i64>,
-    pub breaks: Vec<ProviderBreak>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderBreak {
-    pub start: OffsetDateTime,
-    pub end: Option<OffsetDateTime>,
-    pub paid: bool,
+    pub breaks: Vec<Break>,
 }
 
 /// Which punches to list: those modified since a time (deleted ones included), or, on a location's

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use opsd_core::{Clock, Department, StoreError, TeamCacheInvalidation};
-use opsd_planning::{Break, Punch, worked_hours};
+use opsd_planning::{Punch, unpaid_break_seconds, worked_hours};
 use rust_decimal::Decimal;
 use time::{Date, Duration, OffsetDateTime};
 
@@ -38,18 +38,12 @@ pub struct StoredPunch {
 
 impl StoredPunch {
     pub fn place(punch: &ProviderPunch, department: Department, zone: &time_tz::Tz) -> Self {
-        let breaks: Vec<Break> =
-            punch.breaks.iter().map(|b| Break { start: b.start, end: b.end, paid: b.paid }).collect();
-        let unpaid_seconds: i64 = breaks
-            .iter()
-            .filter(|b| !b.paid)
-            .filter_map(|b| b.end.map(|end| (end - b.start).whole_seconds().max(0)))
-            .sum();
+        let unpaid_seconds = unpaid_break_seconds(&punch.breaks);
         let hours = worked_hours(&Punch {
             clocked_in: punch.clocked_in,
             clocked_out: punch.clocked_out,
             approved: punch.approved,
-            breaks,
+            breaks: punch.breaks.clone(),
         });
         StoredPunch {
             provider_punch_id: punch.id.clone(),
@@ -132,11 +126,11 @@ mod tests {
     use time::macros::{date, datetime};
     use uuid::Uuid;
 
+    use opsd_planning::Break;
+
     use super::*;
     use crate::SyncStatus;
-    use crate::ports::{
-        MockPunchStore, MockScheduleStore, MockSchedulingProvider, ProviderBreak, ProviderError, SyncCounts,
-    };
+    use crate::ports::{MockPunchStore, MockScheduleStore, MockSchedulingProvider, ProviderError, SyncCounts};
 
     const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
 
@@ -179,16 +173,8 @@ mod tests {
     fn a_punch_across_midnight_belongs_to_its_clock_in_day_and_loses_only_unpaid_breaks() {
         let mut overnight = punch("1", datetime!(2026-11-21 22:00 -6), Some(datetime!(2026-11-22 06:30 -6)));
         overnight.breaks = vec![
-            ProviderBreak {
-                start: datetime!(2026-11-22 01:00 -6),
-                end: Some(datetime!(2026-11-22 01:30 -6)),
-                paid: false,
-            },
-            ProviderBreak {
-                start: datetime!(2026-11-22 03:00 -6),
-                end: Some(datetime!(2026-11-22 03:10 -6)),
-                paid: true,
-            },
+            Break { start: datetime!(2026-11-22 01:00 -6), end: Some(datetime!(2026-11-22 01:30 -6)), paid: false },
+            Break { start: datetime!(2026-11-22 03:00 -6), end: Some(datetime!(2026-11-22 03:10 -6)), paid: true },
         ];
         let zone = time_tz::timezones::get_by_name("America/Chicago").unwrap();
         let placed = StoredPunch::place(&overnight, Department::Boh, zone);
