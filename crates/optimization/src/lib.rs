@@ -14,7 +14,7 @@ pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_OPEN_FOR, Permit};
 pub use goals::{DayGoal, effective_goals};
 pub use kpi::{NO_SALES, build_report, labor_pct};
 pub use model::{Block, Department, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData};
-pub use ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
+pub use ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey, through_cache};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnalyticsStore, MockReportCache};
 pub use report::{

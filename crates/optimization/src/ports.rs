@@ -6,6 +6,7 @@ use opsd_core::{LocationId, StoreError, TeamId};
 use crate::goals::DayGoal;
 use crate::model::{SalesRow, StoredGoal, Week, WeekData};
 use crate::report::RenderedReport;
+use crate::service::CacheStatus;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -65,4 +66,20 @@ pub enum CacheLookup<V = RenderedReport> {
 pub trait ReportCache<V: Send + Sync + 'static>: Send + Sync {
     async fn get(&self, key: &ReportKey) -> CacheLookup<V>;
     async fn put(&self, key: ReportKey, report: Arc<V>, generation: u64);
+}
+
+/// The report of `key` from the cache; on a miss, `build`'s, stored with the generation seen before
+/// building, so a report built across an invalidation of its team is not kept.
+pub async fn through_cache<V: Send + Sync + 'static, E>(
+    cache: &dyn ReportCache<V>,
+    key: &ReportKey,
+    build: impl Future<Output = Result<V, E>>,
+) -> Result<(Arc<V>, CacheStatus), E> {
+    let generation = match cache.get(key).await {
+        CacheLookup::Hit(report) => return Ok((report, CacheStatus::Hit)),
+        CacheLookup::Miss { generation } => generation,
+    };
+    let report = Arc::new(build.await?);
+    cache.put(key.clone(), report.clone(), generation).await;
+    Ok((report, CacheStatus::Miss))
 }

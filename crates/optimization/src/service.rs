@@ -6,7 +6,7 @@ use crate::breaker::{CircuitBreaker, CircuitOpen};
 use crate::goals::{DayGoal, effective_goals};
 use crate::kpi::build_report;
 use crate::model::SalesRow;
-use crate::ports::{AnalyticsStore, CacheLookup, IngestError, ReportCache, ReportKey};
+use crate::ports::{AnalyticsStore, IngestError, ReportCache, ReportKey, through_cache};
 use crate::report::{RenderedReport, ReportRenderer};
 
 /// An unknown team or location is `NotFound`; an open circuit is the domain's own answer.
@@ -39,15 +39,12 @@ pub struct OptimizationService {
 impl OptimizationService {
     /// The week's report, from the cache when it holds it (even while the circuit is open).
     pub async fn report(&self, key: ReportKey) -> Result<(Arc<RenderedReport>, CacheStatus), OptimizationError> {
-        let generation = match self.cache.get(&key).await {
-            CacheLookup::Hit(report) => return Ok((report, CacheStatus::Hit)),
-            CacheLookup::Miss { generation } => generation,
-        };
-        let data = self.guarded(self.store.week(&key.team, key.location, key.week)).await?;
-        let report = build_report(key.week, &data.ok_or(OptimizationError::NotFound)?);
-        let report = Arc::new(RenderedReport::new(report, self.renderer.as_ref()));
-        self.cache.put(key, report.clone(), generation).await;
-        Ok((report, CacheStatus::Miss))
+        through_cache(self.cache.as_ref(), &key, async {
+            let data = self.guarded(self.store.week(&key.team, key.location, key.week)).await?;
+            let report = build_report(key.week, &data.ok_or(OptimizationError::NotFound)?);
+            Ok(RenderedReport::new(report, self.renderer.as_ref()))
+        })
+        .await
     }
 
     /// The goals in effect for each weekday of the scope.
@@ -108,7 +105,7 @@ mod tests {
 
     use super::*;
     use crate::model::WeekData;
-    use crate::ports::{MockAnalyticsStore, MockReportCache};
+    use crate::ports::{CacheLookup, MockAnalyticsStore, MockReportCache};
 
     fn query() -> ReportKey {
         ReportKey {

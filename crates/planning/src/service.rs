@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use opsd_optimization::{CacheLookup, CacheStatus, ReportCache, ReportKey};
+use opsd_optimization::{CacheStatus, ReportCache, ReportKey, through_cache};
 use time::Duration;
 
 use crate::forecast_report::{ForecastReport, HISTORY_WEEKS, build_forecast};
@@ -21,36 +21,34 @@ pub struct PlanningService {
 
 impl PlanningService {
     pub async fn variance(&self, key: ReportKey) -> Result<(Arc<VarianceReport>, CacheStatus), PlanningError> {
-        let generation = match self.variances.get(&key).await {
-            CacheLookup::Hit(report) => return Ok((report, CacheStatus::Hit)),
-            CacheLookup::Miss { generation } => generation,
-        };
-        let data = self.store.variance_week(&key.team, key.location, key.week).await?.ok_or(PlanningError::NotFound)?;
-        let report = Arc::new(build_variance(key.week, &data));
-        self.variances.put(key, report.clone(), generation).await;
-        Ok((report, CacheStatus::Miss))
+        through_cache(self.variances.as_ref(), &key, async {
+            let data =
+                self.store.variance_week(&key.team, key.location, key.week).await?.ok_or(PlanningError::NotFound)?;
+            Ok(build_variance(key.week, &data))
+        })
+        .await
     }
 
     /// The week's forecast from the sales before it, so a past week can be checked against what
     /// happened.
     pub async fn forecast(&self, key: ReportKey) -> Result<(Arc<ForecastReport>, CacheStatus), PlanningError> {
-        let generation = match self.forecasts.get(&key).await {
-            CacheLookup::Hit(report) => return Ok((report, CacheStatus::Hit)),
-            CacheLookup::Miss { generation } => generation,
-        };
-        let since = key.week.start() - Duration::weeks(HISTORY_WEEKS);
-        let data =
-            self.store.forecast_data(&key.team, key.location, key.week, since).await?.ok_or(PlanningError::NotFound)?;
-        let report = Arc::new(build_forecast(key.week, &data));
-        self.forecasts.put(key, report.clone(), generation).await;
-        Ok((report, CacheStatus::Miss))
+        through_cache(self.forecasts.as_ref(), &key, async {
+            let since = key.week.start() - Duration::weeks(HISTORY_WEEKS);
+            let data = self
+                .store
+                .forecast_data(&key.team, key.location, key.week, since)
+                .await?
+                .ok_or(PlanningError::NotFound)?;
+            Ok(build_forecast(key.week, &data))
+        })
+        .await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use opsd_core::{TeamId, Week};
-    use opsd_optimization::MockReportCache;
+    use opsd_optimization::{CacheLookup, MockReportCache};
     use time::macros::date;
 
     use super::*;
