@@ -77,14 +77,6 @@ fn rules() -> Vec<(&'static str, &'static str, Value)> {
         ("IncidentRequest", "notes", text(IncidentNotes::LENGTH)),
         ("IncidentRequest", "mediaUrls", json!({ "maxItems": MediaUrls::MAX_URLS })),
         ("IncidentRequest", "mediaUrls[]", json!({ "maxLength": MediaUrls::MAX_URL_CHARS, "pattern": HTTPS_URL })),
-        ("IncidentRequest", "contactName", text(NewContact::NAME)),
-        ("IncidentRequest", "contactPhone", phone()),
-        ("IncidentRequest", "contactEmail", json!({ "format": "email", "maxLength": NewContact::EMAIL_MAX_CHARS })),
-        ("IncidentRequest", "contactNotes", text(NewContact::NOTES)),
-        ("ContactRequest", "name", text(NewContact::NAME)),
-        ("ContactRequest", "phone", phone()),
-        ("ContactRequest", "email", json!({ "format": "email", "maxLength": NewContact::EMAIL_MAX_CHARS })),
-        ("ContactRequest", "notes", text(NewContact::NOTES)),
         ("CommentRequest", "content", text(IncidentNotes::LENGTH)),
         ("NewLocationRequest", "name", text(NewLocation::NAME)),
         ("NewLocationRequest", "slug", json!({ "pattern": LocationSlug::PATTERN })),
@@ -137,6 +129,16 @@ fn rules() -> Vec<(&'static str, &'static str, Value)> {
         ),
         ("GoalRequest", "splhTarget", money()),
     ];
+    // A new contact, in an incident or on its own: the fields `NewContact::parse` names.
+    for (schema, [name, phone_field, email, notes]) in [
+        ("IncidentRequest", ["contactName", "contactPhone", "contactEmail", "contactNotes"]),
+        ("ContactRequest", ["name", "phone", "email", "notes"]),
+    ] {
+        rules.push((schema, name, text(NewContact::NAME)));
+        rules.push((schema, phone_field, phone()));
+        rules.push((schema, email, json!({ "format": "email", "maxLength": NewContact::EMAIL_MAX_CHARS })));
+        rules.push((schema, notes, text(NewContact::NOTES)));
+    }
     for field in ["food", "beverage", "other"] {
         rules.push(("SalesRowRequest", field, money()));
     }

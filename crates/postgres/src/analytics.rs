@@ -42,6 +42,17 @@ pub(crate) const SCOPE_AND_GOALS: &str = "\
     FROM scope LEFT JOIN labor_goals g \
       ON scope.ok AND g.team_id = $1 AND (g.location_id IS NULL OR g.location_id = $2)";
 
+/// `SCOPE_AND_GOALS` bound to a team and an optional location (a macro: the bound query's type is
+/// diesel's to name).
+macro_rules! scope_and_goals_query {
+    ($team:expr, $location:expr) => {
+        diesel::sql_query($crate::analytics::SCOPE_AND_GOALS)
+            .bind::<diesel::sql_types::Text, _>($team.as_str())
+            .bind::<diesel::sql_types::Nullable<diesel::sql_types::Uuid>, _>($location.map(|l: opsd_core::LocationId| l.0))
+    };
+}
+pub(crate) use scope_and_goals_query;
+
 /// The week's sales of the team's locations (or one), summed per (date, block). Built with the
 /// query builder so each connection prepares it once and reuses the plan.
 macro_rules! sales_query {
@@ -126,10 +137,7 @@ impl PgAnalyticsStore {
         // The three statements are independent: pipelined on the connection, one round trip. The
         // fact queries filter by the team too, so an unknown scope reads nothing and is discarded.
         let mut shared: &AsyncPgConnection = conn;
-        let scope = diesel::sql_query(SCOPE_AND_GOALS)
-            .bind::<Text, _>(team.as_str())
-            .bind::<Nullable<SqlUuid>, _>(location.map(|l| l.0))
-            .load::<ScopeGoalRow>(&mut shared);
+        let scope = scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared);
         let (scope, sales, labor) = match location {
             Some(location) => futures::try_join!(
                 scope,
@@ -206,12 +214,7 @@ async fn scope_and_goals(
     team: &TeamId,
     location: Option<LocationId>,
 ) -> Result<Option<Vec<StoredGoal>>, StoreError> {
-    let rows: Vec<ScopeGoalRow> = diesel::sql_query(SCOPE_AND_GOALS)
-        .bind::<Text, _>(team.as_str())
-        .bind::<Nullable<SqlUuid>, _>(location.map(|l| l.0))
-        .load(conn)
-        .await
-        .map_err(store_error)?;
+    let rows: Vec<ScopeGoalRow> = scope_and_goals_query!(team, location).load(conn).await.map_err(store_error)?;
     Ok(goals_in_scope(rows))
 }
 

@@ -11,7 +11,7 @@ use opsd_optimization::Block;
 use opsd_planning::{ForecastData, LaborLine, PlanningStore, ScheduledLabor, VarianceData, WorkedPunch};
 use time::{Date, Duration, OffsetDateTime};
 
-use crate::analytics::{SCOPE_AND_GOALS, ScopeGoalRow, goals_in_scope};
+use crate::analytics::{ScopeGoalRow, goals_in_scope, scope_and_goals_query};
 use crate::error::corrupt;
 use crate::{Db, store_error};
 
@@ -141,15 +141,6 @@ macro_rules! ranged {
     };
 }
 
-/// The scope check with the goals (one row with `ok` false for an unknown scope).
-macro_rules! scope {
-    ($team:expr, $location:expr) => {
-        diesel::sql_query(SCOPE_AND_GOALS)
-            .bind::<Text, _>($team.as_str())
-            .bind::<Nullable<SqlUuid>, _>($location.map(|l: LocationId| l.0))
-    };
-}
-
 pub struct PgPlanningStore {
     db: Db,
 }
@@ -171,7 +162,7 @@ impl PlanningStore for PgPlanningStore {
         let conn = self.db.conn().await?;
         let mut shared: &diesel_async::AsyncPgConnection = &conn;
         let (scope, scheduled, worked, sales) = futures::try_join!(
-            scope!(team, location).load::<ScopeGoalRow>(&mut shared),
+            scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
             ranged!(SCHEDULED, team, location, week.start(), week.end()).load::<ScheduledRow>(&mut shared),
             ranged!(WORKED, team, location, week.start(), week.end()).load::<WorkedRow>(&mut shared),
             ranged!(DAILY_SALES, team, location, week.start(), week.end()).load::<DailySalesRow>(&mut shared),
@@ -221,7 +212,7 @@ impl PlanningStore for PgPlanningStore {
         let start = week.start();
         let mut shared: &diesel_async::AsyncPgConnection = &conn;
         let (scope, sales, labor) = futures::try_join!(
-            scope!(team, location).load::<ScopeGoalRow>(&mut shared),
+            scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
             ranged!(SALES_HISTORY, team, location, since, start).load::<BlockSalesRow>(&mut shared),
             ranged!(RECENT_LABOR, team, location, start - Duration::weeks(4), start)
                 .load::<RecentLaborRow>(&mut shared),
