@@ -13,6 +13,10 @@ pub const BATCH_SIZE: u32 = 100;
 pub const EXPIRY_LAG_BOUND_SECONDS: f64 = 120.0;
 /// Bounds one run (100,000 reservations); the next minute's run takes the rest.
 const MAX_BATCHES: u32 = 1_000;
+/// Batches per store call: one round trip runs them all, each batch committed on its own, and
+/// `now` is read again for the next call. Measured on 100,000 due reservations in two ranges
+/// (`just bench`): 1 per call reached 0.28 of a plain UPDATE, 10 0.43, 100 0.47, 500 0.49.
+pub const BATCHES_PER_CALL: u32 = 500;
 /// Key ranges swept side by side, each on its own connection: the batches' row locks, updates and
 /// event inserts are database work, so two ranges keep both of a small server's cores busy.
 pub const SWEEP_RANGES: u32 = 2;
@@ -88,16 +92,19 @@ impl ExpirySweep {
         until: Option<SweepKey>,
         max_batches: u32,
     ) -> Result<Vec<BatchOutcome>, StoreError> {
-        let mut batches = Vec::new();
-        for _ in 0..max_batches {
-            let batch = self.store.expire_batch(self.clock.now(), BATCH_SIZE, after, until).await?;
-            after = batch.last;
-            batches.push(batch);
-            if batch.candidates < u64::from(BATCH_SIZE) {
+        let mut calls = Vec::new();
+        let mut left = max_batches;
+        while left > 0 {
+            let call =
+                self.store.expire_batches(self.clock.now(), BATCH_SIZE, left.min(BATCHES_PER_CALL), after, until).await?;
+            after = call.last;
+            left = left.saturating_sub(call.batches.max(1));
+            calls.push(call);
+            if !call.all_full(BATCH_SIZE) {
                 break;
             }
         }
-        Ok(batches)
+        Ok(calls)
     }
 }
 
@@ -136,6 +143,7 @@ mod tests {
 
     fn batch(candidates: u64, expired: u64) -> BatchOutcome {
         BatchOutcome {
+            batches: 1,
             candidates,
             expired,
             accepted_events: expired,
@@ -150,8 +158,8 @@ mod tests {
         let mut store = MockExpiryStore::new();
         store.expect_split_due().returning(|_, _| Ok(vec![]));
         let mut calls = 0;
-        store.expect_expire_batch().times(3).returning(move |_, limit, _, _| {
-            assert_eq!(limit, 100);
+        store.expect_expire_batches().times(3).returning(move |_, limit, max_batches, _, _| {
+            assert_eq!((limit, max_batches), (100, BATCHES_PER_CALL));
             calls += 1;
             Ok(match calls {
                 1 => batch(100, 100),
@@ -167,11 +175,26 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn calls_of_many_batches_stop_at_the_runs_bound() {
+        let mut store = MockExpiryStore::new();
+        store.expect_split_due().returning(|_, _| Ok(vec![]));
+        let full = BatchOutcome { batches: BATCHES_PER_CALL, ..batch(u64::from(BATCHES_PER_CALL * BATCH_SIZE), 0) };
+        store
+            .expect_expire_batches()
+            .withf(|_, _, max_batches, _, _| *max_batches == BATCHES_PER_CALL)
+            .times((MAX_BATCHES / BATCHES_PER_CALL) as usize)
+            .returning(move |_, _, _, _, _| Ok(full));
+        store.expect_health().returning(|_| Ok(ExpiryHealth { reconciliation_delta: 0, oldest_due_lag_seconds: None }));
+        let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
+        assert_eq!(report.ignored, u64::from(MAX_BATCHES * BATCH_SIZE), "100,000 looked at, then the next run");
+    }
+
+    #[tokio::test]
     async fn a_delta_or_a_long_lag_fails_the_health_gate() {
         for (delta, lag) in [(1, None), (-2, None), (0, Some(120.5))] {
             let mut store = MockExpiryStore::new();
             store.expect_split_due().returning(|_, _| Ok(vec![]));
-            store.expect_expire_batch().returning(|_, _, _, _| Ok(batch(0, 0)));
+            store.expect_expire_batches().returning(|_, _, _, _, _| Ok(batch(0, 0)));
             store
                 .expect_health()
                 .returning(move |_| Ok(ExpiryHealth { reconciliation_delta: delta, oldest_due_lag_seconds: lag }));
@@ -187,15 +210,15 @@ mod tests {
         store.expect_split_due().withf(|_, parts| *parts == SWEEP_RANGES).returning(move |_, _| Ok(vec![split]));
         // The lower range ends at the split key; the upper one starts after it and is unbounded.
         store
-            .expect_expire_batch()
-            .withf(move |_, _, after, until| after.is_none() && *until == Some(split))
+            .expect_expire_batches()
+            .withf(move |_, _, _, after, until| after.is_none() && *until == Some(split))
             .times(1)
-            .returning(|_, _, _, _| Ok(batch(40, 39)));
+            .returning(|_, _, _, _, _| Ok(batch(40, 39)));
         store
-            .expect_expire_batch()
-            .withf(move |_, _, after, until| *after == Some(split) && until.is_none())
+            .expect_expire_batches()
+            .withf(move |_, _, _, after, until| *after == Some(split) && until.is_none())
             .times(1)
-            .returning(|_, _, _, _| Ok(batch(60, 60)));
+            .returning(|_, _, _, _, _| Ok(batch(60, 60)));
         store.expect_health().returning(|_| Ok(ExpiryHealth { reconciliation_delta: 0, oldest_due_lag_seconds: None }));
         let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
         assert_eq!((report.expired, report.ignored, report.accepted_events), (99, 1, 99));

@@ -38,9 +38,12 @@ pub trait CouponStore: Send + Sync {
     async fn redeem(&self, team: &TeamId, id: ReservationId, now: OffsetDateTime) -> Result<RedeemOutcome, StoreError>;
 }
 
-/// One batch of the sweep, committed as one transaction.
+/// Batches of the sweep run by one store call, summed; each batch was committed as its own
+/// transaction.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct BatchOutcome {
+    /// Batches run (one for a single reservation's expiry step).
+    pub batches: u32,
     /// Due active reservations the batch looked at.
     pub candidates: u64,
     pub expired: u64,
@@ -50,6 +53,13 @@ pub struct BatchOutcome {
     pub max_lag_seconds: Option<f64>,
     /// Where the next batch of the same run continues: the last key looked at.
     pub last: Option<SweepKey>,
+}
+
+impl BatchOutcome {
+    /// Whether every batch was full, so more may be due after `last`.
+    pub fn all_full(&self, limit: u32) -> bool {
+        self.batches > 0 && self.candidates == u64::from(self.batches) * u64::from(limit)
+    }
 }
 
 /// A due reservation's place in the sweep's order: (due time, id).
@@ -66,13 +76,15 @@ pub struct ExpiryHealth {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ExpiryStore: Send + Sync {
-    /// Claims at most `limit` due active reservations with keys after `after` and up to `until`
-    /// (oldest first, `SKIP LOCKED`), expires them, releases their capacity and queues one
-    /// `reservation.expired:<id>` event each.
-    async fn expire_batch(
+    /// Runs up to `max_batches` batches, each its own transaction: a batch claims at most `limit`
+    /// due active reservations with keys after the previous batch's (the first: after `after`) and
+    /// up to `until` (oldest first, `SKIP LOCKED`), expires them, releases their capacity and
+    /// queues one `reservation.expired:<id>` event each. Stops early after a batch that was not full.
+    async fn expire_batches(
         &self,
         now: OffsetDateTime,
         limit: u32,
+        max_batches: u32,
         after: Option<SweepKey>,
         until: Option<SweepKey>,
     ) -> Result<BatchOutcome, StoreError>;

@@ -14,8 +14,11 @@ use crate::error::corrupt;
 use crate::{Db, store_error};
 
 /// The expiry step (`coupon_expire`, migrations 10 and 11): a batch of the sweep, or one reservation.
-const EXPIRE: &str = "SELECT candidates, expired, accepted, max_lag, last_expires, last_id \
-                      FROM coupon_expire($1, $2, $3, $4, $5, $6, $7)";
+const EXPIRE: &str = "SELECT 1 AS batches, candidates, expired, accepted, max_lag, last_expires AS after_expires, \
+                      last_id AS after_id FROM coupon_expire($1, $2, $3, $4, $5, $6, $7)";
+
+/// Up to `$3` batches of the sweep in one round trip, each committed on its own (migration 19).
+const EXPIRE_BATCHES: &str = "CALL coupon_expire_batches($1, $2, $3, $4, $5, $6, $7, NULL, NULL, NULL, NULL, NULL)";
 
 /// Below this many due reservations one range is swept alone: splitting would cost more than it saves.
 const MIN_DUE_TO_SPLIT: i64 = 1_000;
@@ -27,41 +30,12 @@ const SPLIT_DUE: &str = "\
       FROM coupon_reservations WHERE state = 'active' AND expires_at <= $1) d \
     WHERE due >= $3 AND n % ceil(due::numeric / $2)::bigint = 0 AND n < due ORDER BY expires_at, id";
 
-#[derive(QueryableByName)]
-struct ExpireCounts {
-    #[diesel(sql_type = BigInt)]
-    candidates: i64,
-    #[diesel(sql_type = BigInt)]
-    expired: i64,
-    #[diesel(sql_type = BigInt)]
-    accepted: i64,
-    #[diesel(sql_type = Nullable<Double>)]
-    max_lag: Option<f64>,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    last_expires: Option<OffsetDateTime>,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
-    last_id: Option<Uuid>,
-}
-
-impl From<ExpireCounts> for BatchOutcome {
-    fn from(counts: ExpireCounts) -> Self {
-        BatchOutcome {
-            candidates: counts.candidates as u64,
-            expired: counts.expired as u64,
-            accepted_events: counts.accepted as u64,
-            duplicate_events: (counts.expired - counts.accepted) as u64,
-            max_lag_seconds: counts.max_lag,
-            last: counts.last_expires.zip(counts.last_id),
-        }
-    }
-}
-
 async fn expire_one(
     conn: &mut AsyncPgConnection,
     id: ReservationId,
     now: OffsetDateTime,
 ) -> Result<BatchOutcome, diesel::result::Error> {
-    let counts: ExpireCounts = diesel::sql_query(EXPIRE)
+    let counts: BatchesCounts = diesel::sql_query(EXPIRE)
         .bind::<Timestamptz, _>(now)
         .bind::<Int4, _>(1)
         .bind::<Nullable<SqlUuid>, _>(Some(id.0))
@@ -72,6 +46,39 @@ async fn expire_one(
         .get_result(conn)
         .await?;
     Ok(counts.into())
+}
+
+/// The summed OUT values of `coupon_expire_batches`, or one `coupon_expire` step's.
+#[derive(QueryableByName)]
+struct BatchesCounts {
+    #[diesel(sql_type = Int4)]
+    batches: i32,
+    #[diesel(sql_type = BigInt)]
+    candidates: i64,
+    #[diesel(sql_type = BigInt)]
+    expired: i64,
+    #[diesel(sql_type = BigInt)]
+    accepted: i64,
+    #[diesel(sql_type = Nullable<Double>)]
+    max_lag: Option<f64>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    after_expires: Option<OffsetDateTime>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    after_id: Option<Uuid>,
+}
+
+impl From<BatchesCounts> for BatchOutcome {
+    fn from(counts: BatchesCounts) -> Self {
+        BatchOutcome {
+            batches: counts.batches as u32,
+            candidates: counts.candidates as u64,
+            expired: counts.expired as u64,
+            accepted_events: counts.accepted as u64,
+            duplicate_events: (counts.expired - counts.accepted) as u64,
+            max_lag_seconds: counts.max_lag,
+            last: counts.after_expires.zip(counts.after_id),
+        }
+    }
 }
 
 #[derive(QueryableByName)]
@@ -281,30 +288,44 @@ impl PgExpiryStore {
     pub fn new(db: Db) -> Self {
         Self { db }
     }
-}
 
-#[async_trait]
-impl ExpiryStore for PgExpiryStore {
-    async fn expire_batch(
-        &self,
+    /// [`ExpiryStore::expire_batches`] on a given connection, outside any transaction block: one
+    /// statement (a `CALL`) whatever the number of batches.
+    pub async fn expire_batches_on(
+        conn: &mut AsyncPgConnection,
         now: OffsetDateTime,
         limit: u32,
+        max_batches: u32,
         after: Option<SweepKey>,
         until: Option<SweepKey>,
     ) -> Result<BatchOutcome, StoreError> {
-        let mut conn = self.db.conn().await?;
-        let counts: ExpireCounts = diesel::sql_query(EXPIRE)
+        let counts: BatchesCounts = diesel::sql_query(EXPIRE_BATCHES)
             .bind::<Timestamptz, _>(now)
             .bind::<Int4, _>(limit as i32)
-            .bind::<Nullable<SqlUuid>, _>(None::<uuid::Uuid>)
+            .bind::<Int4, _>(max_batches as i32)
             .bind::<Nullable<Timestamptz>, _>(after.map(|(at, _)| at))
             .bind::<Nullable<SqlUuid>, _>(after.map(|(_, id)| id))
             .bind::<Nullable<Timestamptz>, _>(until.map(|(at, _)| at))
             .bind::<Nullable<SqlUuid>, _>(until.map(|(_, id)| id))
-            .get_result(&mut conn)
+            .get_result(conn)
             .await
             .map_err(store_error)?;
         Ok(counts.into())
+    }
+}
+
+#[async_trait]
+impl ExpiryStore for PgExpiryStore {
+    async fn expire_batches(
+        &self,
+        now: OffsetDateTime,
+        limit: u32,
+        max_batches: u32,
+        after: Option<SweepKey>,
+        until: Option<SweepKey>,
+    ) -> Result<BatchOutcome, StoreError> {
+        let mut conn = self.db.conn().await?;
+        Self::expire_batches_on(&mut conn, now, limit, max_batches, after, until).await
     }
 
     async fn split_due(&self, now: OffsetDateTime, parts: u32) -> Result<Vec<SweepKey>, StoreError> {

@@ -5,23 +5,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{LocationId, TeamId};
 use opsd_optimization::Week;
 use opsd_postgres::PgAnalyticsStore;
-use opsd_test_db::TestDatabase;
+use opsd_test_db::{CountQueries, TestDatabase};
 use time::macros::date;
 
-struct CountQueries(Arc<AtomicUsize>);
-
-impl Instrumentation for CountQueries {
-    fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
-        if matches!(event, InstrumentationEvent::StartQuery { .. }) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-}
 
 const LOCATION: &str = "00000000-0000-7000-8000-00000000aaaa";
 

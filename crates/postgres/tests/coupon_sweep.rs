@@ -1,13 +1,15 @@
 //! The expiry sweep against a real database: racing sweeps, locked rows, the reconciliation.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{Clock, SystemClock};
 use opsd_coupons::{ExpiryStore, ExpirySweep};
 use opsd_postgres::{Db, DbConfig, PgExpiryStore};
-use opsd_test_db::TestDatabase;
+use opsd_test_db::{CountQueries, TestDatabase};
 use uuid::Uuid;
 
 const OFFER: &str = "00000000-0000-7000-8000-0000000000f1";
@@ -87,7 +89,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .get(0);
 
     let store = PgExpiryStore::new(db(database.url()));
-    let batch = store.expire_batch(SystemClock.now(), 100, None, None).await.unwrap();
+    let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
     assert_eq!((batch.candidates, batch.expired), (3, 2), "the locked one is skipped, so it counts as ignored");
 
     redeemer
@@ -98,7 +100,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .await
         .unwrap();
     redeemer.batch_execute("UPDATE coupon_offers SET held = held - 1; COMMIT").await.unwrap();
-    let again = store.expire_batch(SystemClock.now(), 100, None, None).await.unwrap();
+    let again = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
     assert_eq!((again.candidates, again.expired), (0, 0), "the redeemed one is not expired later");
     let health = store.health(SystemClock.now()).await.unwrap();
     assert_eq!(health.reconciliation_delta, 0);
@@ -132,26 +134,10 @@ async fn split_ranges_meet_without_overlap_or_gap() {
     let split = bounds[0];
 
     // The lower range stops at the split key, inclusive; the upper one continues after it.
-    let (mut lower, mut upper) = (0, 0);
-    let mut after = None;
-    loop {
-        let batch = store.expire_batch(now, 100, after, Some(split)).await.unwrap();
-        lower += batch.expired;
-        after = batch.last;
-        if batch.candidates < 100 {
-            break;
-        }
-    }
-    let mut after = Some(split);
-    loop {
-        let batch = store.expire_batch(now, 100, after, None).await.unwrap();
-        upper += batch.expired;
-        after = batch.last;
-        if batch.candidates < 100 {
-            break;
-        }
-    }
-    assert_eq!((lower, upper), (1_000, 1_000));
+    let lower = store.expire_batches(now, 100, 1_000, None, Some(split)).await.unwrap();
+    let upper = store.expire_batches(now, 100, 1_000, Some(split), None).await.unwrap();
+    assert_eq!((lower.expired, upper.expired), (1_000, 1_000));
+    assert_eq!((lower.batches, upper.batches), (11, 11), "ten full batches and an empty one each");
     assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_reservations WHERE state = 'active'").await, 5);
     assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, 0);
 }
@@ -165,4 +151,36 @@ async fn seed_more(conn: &mut AsyncPgConnection, due: u32) {
     ))
     .await
     .unwrap();
+}
+
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_statement_runs_many_batches_each_its_own_transaction() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 2_050, 10).await;
+    let queries = Arc::new(AtomicUsize::new(0));
+    let mut sweeper = AsyncPgConnection::establish(database.url()).await.unwrap();
+    sweeper.set_instrumentation(CountQueries(queries.clone()));
+    let now = SystemClock.now();
+
+    let first = PgExpiryStore::expire_batches_on(&mut sweeper, now, 100, 15, None, None).await.unwrap();
+    assert_eq!(queries.load(Ordering::SeqCst), 1, "fifteen batches, one statement");
+    assert_eq!((first.batches, first.candidates, first.expired, first.accepted_events), (15, 1_500, 1_500, 1_500));
+    assert!(first.all_full(100));
+    let rest = PgExpiryStore::expire_batches_on(&mut sweeper, now, 100, 15, first.last, None).await.unwrap();
+    assert_eq!(queries.load(Ordering::SeqCst), 2);
+    assert_eq!((rest.batches, rest.expired), (6, 550), "it stops after the first batch that is not full");
+    assert!(!rest.all_full(100));
+
+    // Each batch committed alone: 21 writing transactions, none with more than 100 reservations.
+    let transactions = count(
+        &mut conn,
+        "SELECT count(*) AS n FROM (SELECT xmin::text, count(*) FROM coupon_reservations WHERE state = 'expired' \
+           GROUP BY 1 HAVING count(*) <= 100) t",
+    )
+    .await;
+    assert_eq!(transactions, 21);
+    assert_eq!(count(&mut conn, "SELECT held::bigint AS n FROM coupon_offers").await, 10);
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_expiry_events").await, 2_050);
 }

@@ -135,3 +135,15 @@ fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
         if path.is_dir() { collect(&path, files) } else { files.push(path) }
     }
 }
+
+/// Counts the statements a diesel connection sends: set it with `set_instrumentation`, read the
+/// shared counter. Tests of SQL changes use it to pin round trips.
+pub struct CountQueries(pub std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl diesel::connection::Instrumentation for CountQueries {
+    fn on_connection_event(&mut self, event: diesel::connection::InstrumentationEvent<'_>) {
+        if matches!(event, diesel::connection::InstrumentationEvent::StartQuery { .. }) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
