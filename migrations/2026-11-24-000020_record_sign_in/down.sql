@@ -1,0 +1,1 @@
+DROP FUNCTION record_sign_in(TEXT, TEXT, TEXT, BIGINT);
