@@ -1,6 +1,10 @@
-//! `just bench` (release): the 7shifts sync, a push to 200 devices, and the coupon expiry sweep,
-//! each against the real server on its own database with local fakes. Prints figures; asserts
-//! the issues' targets so a regression fails loudly.
+//! `just bench` (release): the 7shifts sync, a push to 200 devices, the coupon expiry sweep and the
+//! write paths, each against the real server on its own database with local fakes. Prints figures;
+//! asserts the issues' targets so a regression fails loudly. Arguments name the sections to run
+//! (`sync`, `push`, `sweep`, `writes`); none runs them all.
+
+mod load;
+mod writes;
 
 use std::time::Instant;
 
@@ -11,15 +15,34 @@ use serde_json::json;
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
+    let sections: Vec<String> = std::env::args().skip(1).collect();
+    let wanted = |name: &str| sections.is_empty() || sections.iter().any(|s| s == name);
+    let seconds = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    if wanted("sync") {
+        sync().await;
+    }
+    if wanted("push") {
+        let sends = push_seconds().await;
+        println!("web push: one user with 200 subscriptions in {sends:.3} s = {:.0} sends/s", 200.0 / sends);
+    }
+    if wanted("sweep") {
+        sweep().await;
+    }
+    if wanted("writes") {
+        writes::measure(seconds).await;
+    }
+}
+
+async fn sync() {
     let small = sync_seconds(2_000).await;
     let large = sync_seconds(4_000).await;
     println!("schedule sync: 20 locations x 2,000 shifts in {small:.2} s = {:.0} shifts/s", 40_000.0 / small);
     println!("schedule sync: 20 locations x 4,000 shifts in {large:.2} s = {:.0} shifts/s", 80_000.0 / large);
     println!("schedule sync: doubling the shifts took {:.2}x the time (target at most 2.5x)", large / small);
+    assert!(large / small <= 2.5, "the sync is not linear");
+}
 
-    let sends = push_seconds().await;
-    println!("web push: one user with 200 subscriptions in {sends:.3} s = {:.0} sends/s", 200.0 / sends);
-
+async fn sweep() {
     let (sweep, update) = sweep_seconds().await;
     println!(
         "coupon expiry (best of 3): sweep of 100,000 due reservations in {sweep:.2} s = {:.0} reservations/s",
@@ -30,11 +53,9 @@ async fn main() {
         100_000.0 / update
     );
     println!(
-        "coupon expiry: the sweep reaches {:.0}% of the plain UPDATE's rate (target at least 25%)",
-        100.0 * update / sweep
+        "coupon expiry: the sweep reaches {:.2} of the plain UPDATE's rate (goal at least 0.5)",
+        update / sweep
     );
-
-    assert!(large / small <= 2.5, "the sync is not linear");
     assert!(update / sweep >= 0.25, "the sweep is below a quarter of the physical limit");
 }
 

@@ -3,12 +3,13 @@
 
 mod app;
 pub mod push_fake;
+pub mod served;
 pub mod seven_shifts_fake;
 mod tokens;
 
 pub use app::{TestApp, TestShift, problem, test_config};
 pub use opsd_test_db::TestDatabase;
-pub use tokens::{AUTHORIZED_PARTY, ISSUER, TokenMinter};
+pub use tokens::{AUTHORIZED_PARTY, ISSUER, SIGNING_PUBLIC_KEY, TokenMinter};
 
 /// The web app's origin the test server trusts for cookie-authenticated changes.
 pub const APP_ORIGIN: &str = "https://app.test.example";
