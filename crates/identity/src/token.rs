@@ -4,11 +4,15 @@ use std::sync::Arc;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use opsd_core::{Role, TeamId, TeamMembership, UserId};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
 use crate::jwks::JwksCache;
 
 /// Leeway for `exp` and `nbf`, for clocks that disagree a little.
 const LEEWAY_SECONDS: u64 = 60;
+/// Verified tokens remembered, so a client's next requests with the same session token skip the
+/// RSA verification (a session token lives about a minute and signs many requests).
+const VERIFIED_CAPACITY: u64 = 10_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
@@ -48,6 +52,7 @@ pub struct VerifiedToken {
 #[derive(Debug, Deserialize)]
 struct Claims {
     sub: String,
+    exp: i64,
     azp: Option<String>,
     iat: Option<i64>,
     /// Session token v2: the active organization.
@@ -63,14 +68,48 @@ struct OrganizationClaim {
     rol: Option<String>,
 }
 
-#[derive(derive_new::new)]
+/// A token that passed verification: what it says, the key that signed it, and until when it holds.
+#[derive(Debug, Clone)]
+struct Verified {
+    token: VerifiedToken,
+    kid: Option<String>,
+    /// `exp` plus the leeway, unix seconds: the last second the library would still accept it.
+    usable_until: i64,
+}
+
 pub struct TokenVerifier {
     keys: KeySource,
     policy: TokenPolicy,
+    /// By SHA-256 of the whole token, so a token differing in any byte is verified afresh.
+    verified: moka::sync::Cache<[u8; 32], Arc<Verified>>,
 }
 
 impl TokenVerifier {
+    pub fn new(keys: KeySource, policy: TokenPolicy) -> Self {
+        Self { keys, policy, verified: moka::sync::Cache::new(VERIFIED_CAPACITY) }
+    }
+
+    /// Verifies the token, or finds it verified before: a remembered token is still refused once
+    /// past its `exp` (with the leeway), and, with a JWKS, once its key left the provider's set or
+    /// the keys are too stale to use. Membership and deletion are checked per request by the caller.
     pub async fn verify(&self, token: &str) -> Result<VerifiedToken, TokenError> {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(known) = self.verified.get(&digest) {
+            if known.usable_at(jsonwebtoken::get_current_timestamp() as i64) {
+                if let KeySource::Jwks(cache) = &self.keys {
+                    cache.key(known.kid.as_deref()).await?;
+                }
+                return Ok(known.token.clone());
+            }
+            self.verified.invalidate(&digest);
+        }
+        let verified = self.verify_signed(token).await?;
+        let token = verified.token.clone();
+        self.verified.insert(digest, Arc::new(verified));
+        Ok(token)
+    }
+
+    async fn verify_signed(&self, token: &str) -> Result<Verified, TokenError> {
         let header = decode_header(token).map_err(|_| TokenError::Malformed)?;
         if header.alg != Algorithm::RS256 {
             return Err(TokenError::AlgorithmNotAllowed);
@@ -86,10 +125,14 @@ impl TokenVerifier {
         if claims.sub.is_empty() {
             return Err(TokenError::Invalid("empty subject".into()));
         }
-        Ok(VerifiedToken {
-            user_id: UserId::new(claims.sub),
-            membership: membership(claims.o, claims.org_id, claims.org_role),
-            issued_at: claims.iat,
+        Ok(Verified {
+            token: VerifiedToken {
+                user_id: UserId::new(claims.sub),
+                membership: membership(claims.o, claims.org_id, claims.org_role),
+                issued_at: claims.iat,
+            },
+            kid: header.kid,
+            usable_until: claims.exp.saturating_add(LEEWAY_SECONDS as i64),
         })
     }
 
@@ -124,6 +167,12 @@ impl TokenVerifier {
             Some(party) if allowed.contains(party) => Ok(()),
             _ => Err(TokenError::UnauthorizedParty),
         }
+    }
+}
+
+impl Verified {
+    fn usable_at(&self, now: i64) -> bool {
+        now <= self.usable_until
     }
 }
 
@@ -185,5 +234,45 @@ mod tests {
         assert_eq!(verifier.check_authorized_party(None), Err(TokenError::UnauthorizedParty));
         assert_eq!(verifier.check_authorized_party(Some("https://app.example")), Ok(()));
         assert_eq!(verifier.check_authorized_party(Some("https://evil.example")), Err(TokenError::UnauthorizedParty));
+    }
+
+    const SIGNING_KEY: &str = include_str!("../../../tests/fixtures/jwt-signing-key.pem");
+    const PUBLIC_KEY: &str = include_str!("../../../tests/fixtures/jwt-signing-key.pub.pem");
+
+    fn signed(exp_in: i64) -> String {
+        let now = jsonwebtoken::get_current_timestamp() as i64;
+        let claims = serde_json::json!({ "sub": "user_1", "exp": now + exp_in, "iat": now, "o": { "id": "org_1", "rol": "admin" } });
+        let key = jsonwebtoken::EncodingKey::from_rsa_pem(SIGNING_KEY.as_bytes()).unwrap();
+        jsonwebtoken::encode(&jsonwebtoken::Header::new(Algorithm::RS256), &claims, &key).unwrap()
+    }
+
+    fn verifier() -> TokenVerifier {
+        TokenVerifier::new(
+            KeySource::Static(DecodingKey::from_rsa_pem(PUBLIC_KEY.as_bytes()).unwrap()),
+            TokenPolicy::default(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_verified_token_is_remembered_and_any_other_byte_string_is_verified_afresh() {
+        let verifier = verifier();
+        let token = signed(600);
+        let first = verifier.verify(&token).await.unwrap();
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        assert!(verifier.verified.contains_key(&digest), "remembered after its first verification");
+        assert_eq!(verifier.verify(&token).await.unwrap(), first);
+        let mut forged = token.clone();
+        let last = forged.pop().unwrap();
+        forged.push(if last == 'A' { 'B' } else { 'A' });
+        assert!(verifier.verify(&forged).await.is_err(), "a changed signature is checked, not found");
+        assert!(verifier.verify(&signed(-3_600)).await.is_err(), "an expired token is refused");
+    }
+
+    #[test]
+    fn a_remembered_token_holds_until_its_exp_and_the_leeway() {
+        let token = VerifiedToken { user_id: UserId::new("user_1"), membership: None, issued_at: None };
+        let known = Verified { token, kid: None, usable_until: 1_000 + LEEWAY_SECONDS as i64 };
+        assert!(known.usable_at(1_060));
+        assert!(!known.usable_at(1_061));
     }
 }
