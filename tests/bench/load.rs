@@ -15,6 +15,15 @@ pub struct Slot {
 
 pub type MakeRequest = Arc<dyn Fn(&reqwest::Client, Slot) -> reqwest::RequestBuilder + Send + Sync>;
 
+/// One kind of request in a run: its share of the requests and the status that counts as answered.
+#[derive(Clone)]
+pub struct Kind {
+    pub name: &'static str,
+    pub weight: u32,
+    pub expected: u16,
+    pub make: MakeRequest,
+}
+
 /// One route's figures over a run.
 #[derive(Debug, Default, Clone)]
 pub struct Figures {
@@ -48,37 +57,64 @@ impl Figures {
 /// Keeps `connections` requests in flight for `duration`; a request is counted as answered when its
 /// status is `expected`. Connections are kept alive, as a client pool keeps them.
 pub async fn run(connections: usize, duration: Duration, expected: u16, make: MakeRequest) -> Figures {
+    let kind = Kind { name: "", weight: 1, expected, make };
+    run_mix(connections, duration, vec![kind]).await.remove(0)
+}
+
+/// The kind whose share of `0..total` holds `position`.
+fn kind_at(kinds: &[Kind], mut position: u32) -> usize {
+    for (index, kind) in kinds.iter().enumerate() {
+        if position < kind.weight {
+            return index;
+        }
+        position -= kind.weight;
+    }
+    unreachable!("the position is below the weights' total")
+}
+
+/// As [`run`], with requests of several kinds interleaved by weight; figures per kind, in order.
+pub async fn run_mix(connections: usize, duration: Duration, kinds: Vec<Kind>) -> Vec<Figures> {
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(connections)
         .timeout(Duration::from_secs(30))
         .build()
         .expect("an HTTP client");
+    // The kinds in proportion to their weights, spread evenly: request `seq` is of kind schedule[seq % len].
+    let total: u32 = kinds.iter().map(|k| k.weight).sum();
+    let schedule: Arc<Vec<usize>> = Arc::new(
+        (0..total)
+            .map(|i| kind_at(&kinds, (u64::from(i) * 7_919 % u64::from(total)) as u32))
+            .collect(),
+    );
+    let kinds = Arc::new(kinds);
     let seq = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
     let tasks = (0..connections).map(|connection| {
-        let (client, make, seq) = (client.clone(), make.clone(), seq.clone());
+        let (client, kinds, schedule, seq) = (client.clone(), kinds.clone(), schedule.clone(), seq.clone());
         tokio::spawn(async move {
-            let mut figures = Figures::default();
+            let mut figures = vec![Figures::default(); kinds.len()];
             let mut n = 0;
             while started.elapsed() < duration {
-                let slot = Slot { connection, n, seq: seq.fetch_add(1, Ordering::Relaxed) };
-                let request = make(&client, slot);
+                let seq = seq.fetch_add(1, Ordering::Relaxed);
+                let index = schedule[(seq % schedule.len() as u64) as usize];
+                let kind = &kinds[index];
+                let request = (kind.make)(&client, Slot { connection, n, seq });
                 let sent = Instant::now();
-                let answer = request.send().await;
-                let ok = match answer {
+                let ok = match request.send().await {
                     Ok(response) => {
                         let status = response.status().as_u16();
                         let body = response.bytes().await;
-                        if status != expected && figures.errors == 0 {
-                            eprintln!("  unexpected {status}: {}", String::from_utf8_lossy(&body.unwrap_or_default()));
+                        if status != kind.expected && figures[index].errors == 0 {
+                            eprintln!("  {}: unexpected {status}: {}", kind.name, String::from_utf8_lossy(&body.unwrap_or_default()));
                         }
-                        status == expected
+                        status == kind.expected
                     }
                     Err(error) => {
-                        eprintln!("  request failed: {error}");
+                        eprintln!("  {}: request failed: {error}", kind.name);
                         false
                     }
                 };
+                let figures = &mut figures[index];
                 if ok {
                     figures.answered += 1;
                     figures.latencies_us.push(sent.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
@@ -90,11 +126,16 @@ pub async fn run(connections: usize, duration: Duration, expected: u16, make: Ma
             figures
         })
     });
-    let mut total = Figures::default();
+    let mut totals = vec![Figures::default(); kinds.len()];
     for task in futures::future::join_all(tasks).await {
-        total.merge(task.expect("a load task"));
+        for (total, figures) in totals.iter_mut().zip(task.expect("a load task")) {
+            total.merge(figures);
+        }
     }
-    total.seconds = started.elapsed().as_secs_f64();
-    total.latencies_us.sort_unstable();
-    total
+    let seconds = started.elapsed().as_secs_f64();
+    for total in &mut totals {
+        total.seconds = seconds;
+        total.latencies_us.sort_unstable();
+    }
+    totals
 }

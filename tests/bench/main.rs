@@ -1,9 +1,10 @@
 //! `just bench` (release): the 7shifts sync, a push to 200 devices, the coupon expiry sweep and the
 //! write paths, each against the real server on its own database with local fakes. Prints figures;
 //! asserts the issues' targets so a regression fails loudly. Arguments name the sections to run
-//! (`sync`, `push`, `sweep`, `writes`); none runs them all.
+//! (`sync`, `push`, `sweep`, `writes`, `mixed`); none runs them all.
 
 mod load;
+mod mixed;
 mod writes;
 
 use std::time::Instant;
@@ -30,6 +31,9 @@ async fn main() {
     }
     if wanted("writes") {
         writes::measure(seconds).await;
+    }
+    if wanted("mixed") {
+        mixed::measure(seconds).await;
     }
 }
 

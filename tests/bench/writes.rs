@@ -102,8 +102,9 @@ fn signed(request: reqwest::RequestBuilder, prefix: &str, secret: &str, id: &str
     json(request, body)
 }
 
-/// The routes of issue 18's fourth item, each request writing something new.
-pub fn routes(base: &str, run: &str) -> Vec<WriteRoute> {
+/// The routes of issue 18's fourth item, each request writing something new. Reports take their
+/// dates from the request's sequence number plus `first`, so runs on one database never collide.
+pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
     let member = TokenMinter.member("user_bench", TEAM);
     let admin = TokenMinter.admin("user_bench", TEAM);
     let push_tokens: Arc<Vec<String>> =
@@ -154,11 +155,12 @@ pub fn routes(base: &str, run: &str) -> Vec<WriteRoute> {
             yardstick: "shift_report",
             make: Arc::new(move |client, slot: Slot| {
                 // (location, shift, date) is new for every request: 20 x 3 a day, going back a day at a time.
-                let date = today() - time::Duration::days(1 + (slot.seq / 60) as i64);
+                let seq = first + slot.seq;
+                let date = today() - time::Duration::days(1 + (seq / 60) as i64);
                 let body = format!(
                     r#"{{"locationId":"{}","date":"{date}","shift":"{}","actualSales":2450.5,"goalSales":2300,"hero":"Maria"}}"#,
-                    location(slot.seq),
-                    SHIFTS[(slot.seq / 20 % 3) as usize]
+                    location(seq),
+                    SHIFTS[(seq / 20 % 3) as usize]
                 );
                 json(client.post(&shift).bearer_auth(&member_d), body)
             }),
@@ -168,10 +170,11 @@ pub fn routes(base: &str, run: &str) -> Vec<WriteRoute> {
             expected: 201,
             yardstick: "manager_report",
             make: Arc::new(move |client, slot: Slot| {
-                let date = today() - time::Duration::days(1 + (slot.seq / 20) as i64);
+                let seq = first + slot.seq;
+                let date = today() - time::Duration::days(1 + (seq / 20) as i64);
                 let body = format!(
                     r#"{{"locationId":"{}","date":"{date}","totalSales":8120.75,"employeeReviews":[{{"employeeName":"Maria","employeeKey":"7s-1","rating":5,"notes":"great close"}}]}}"#,
-                    location(slot.seq)
+                    location(seq)
                 );
                 json(client.post(&manager).bearer_auth(&admin), body)
             }),
@@ -274,7 +277,7 @@ pub async fn measure(seconds: u64) -> Vec<(&'static str, Figures, f64)> {
          statements in one transaction (goal: at least 0.5 of it, p99 at most 20 ms):"
     );
     let mut figures = Vec::new();
-    for route in routes(&server.base, &run) {
+    for route in routes(&server.base, &run, 0) {
         let load = load::run(CONNECTIONS, Duration::from_secs(seconds), route.expected, route.make).await;
         let tps = yardstick_tps(database.url(), route.yardstick, seconds);
         println!(

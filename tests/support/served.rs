@@ -60,9 +60,14 @@ impl Binary {
         opsd
     }
 
-    /// Runs `opsd seed-demo` (the demo team `org_demo`).
+    /// Runs `opsd seed-demo` (the demo team `org_demo`) with its default size.
     pub async fn seed(&self, db_url: &str) -> Demo {
-        let output = self.command(db_url, &[]).arg("seed-demo").output().await.expect("seeding");
+        self.seed_sized(db_url, &[]).await
+    }
+
+    /// Runs `opsd seed-demo` with arguments (`--locations N`, `--weeks N`).
+    pub async fn seed_sized(&self, db_url: &str, args: &[&str]) -> Demo {
+        let output = self.command(db_url, &[]).arg("seed-demo").args(args).output().await.expect("seeding");
         assert!(output.status.success(), "seed-demo failed");
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
         let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name)).expect("a seed-demo line").to_owned();

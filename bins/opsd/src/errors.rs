@@ -228,7 +228,7 @@ impl From<std::convert::Infallible> for ApiError {
 impl From<opsd_reports::Duplicate> for ApiError {
     fn from(existing: opsd_reports::Duplicate) -> Self {
         ApiError::Conflict {
-            detail: "A report for this location, date and shift exists.",
+            detail: "That report is already filed: one a day per location (and shift, for shift reports).",
             existing_id: Some(existing.0.to_string()),
         }
     }
