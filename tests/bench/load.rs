@@ -81,11 +81,8 @@ pub async fn run_mix(connections: usize, duration: Duration, kinds: Vec<Kind>) -
         .expect("an HTTP client");
     // The kinds in proportion to their weights, spread evenly: request `seq` is of kind schedule[seq % len].
     let total: u32 = kinds.iter().map(|k| k.weight).sum();
-    let schedule: Arc<Vec<usize>> = Arc::new(
-        (0..total)
-            .map(|i| kind_at(&kinds, (u64::from(i) * 7_919 % u64::from(total)) as u32))
-            .collect(),
-    );
+    let schedule: Arc<Vec<usize>> =
+        Arc::new((0..total).map(|i| kind_at(&kinds, (u64::from(i) * 7_919 % u64::from(total)) as u32)).collect());
     let kinds = Arc::new(kinds);
     let seq = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -105,7 +102,11 @@ pub async fn run_mix(connections: usize, duration: Duration, kinds: Vec<Kind>) -
                         let status = response.status().as_u16();
                         let body = response.bytes().await;
                         if status != kind.expected && figures[index].errors == 0 {
-                            eprintln!("  {}: unexpected {status}: {}", kind.name, String::from_utf8_lossy(&body.unwrap_or_default()));
+                            eprintln!(
+                                "  {}: unexpected {status}: {}",
+                                kind.name,
+                                String::from_utf8_lossy(&body.unwrap_or_default())
+                            );
                         }
                         status == kind.expected
                     }

@@ -56,10 +56,7 @@ async fn sweep() {
         "coupon expiry (best of 3): one plain UPDATE of 100,000 rows in {update:.2} s = {:.0} rows/s",
         100_000.0 / update
     );
-    println!(
-        "coupon expiry: the sweep reaches {:.2} of the plain UPDATE's rate (goal at least 0.5)",
-        update / sweep
-    );
+    println!("coupon expiry: the sweep reaches {:.2} of the plain UPDATE's rate (goal at least 0.5)", update / sweep);
     assert!(update / sweep >= 0.25, "the sweep is below a quarter of the physical limit");
 }
 

@@ -63,7 +63,12 @@ fn kinds(bases: &[String], first: u64, last_week: time::Date, locations: &Arc<Ve
             continue;
         }
         let makes = per_instance.iter().map(|routes| routes[index].make.clone()).collect();
-        kinds.push(Kind { name: route.name, weight: weight(route.name), expected: route.expected, make: spread(makes) });
+        kinds.push(Kind {
+            name: route.name,
+            weight: weight(route.name),
+            expected: route.expected,
+            make: spread(makes),
+        });
     }
     let report = |base: &String, one_location: bool| -> MakeRequest {
         let (base, locations) = (base.clone(), locations.clone());
@@ -71,7 +76,10 @@ fn kinds(bases: &[String], first: u64, last_week: time::Date, locations: &Arc<Ve
             let week = last_week - time::Duration::weeks((slot.seq % WEEKS as u64) as i64);
             let mut url = format!("{base}/api/analytics/optimization?teamId=org_demo&weekOf={week}");
             if one_location {
-                url.push_str(&format!("&locationId={}", locations[(slot.seq / WEEKS as u64 % locations.len() as u64) as usize]));
+                url.push_str(&format!(
+                    "&locationId={}",
+                    locations[(slot.seq / WEEKS as u64 % locations.len() as u64) as usize]
+                ));
             }
             client.get(url).bearer_auth(API_KEY)
         })
@@ -112,7 +120,8 @@ async fn cron(bases: Vec<String>, stop: Arc<AtomicBool>, calls: Arc<AtomicU64>, 
 /// One run of the day; `first` keeps its report dates apart from the other runs'.
 async fn day(instances: &[Opsd], seconds: u64, first: u64, last_week: time::Date, locations: &Arc<Vec<String>>) {
     let bases: Vec<String> = instances.iter().map(|opsd| opsd.base.clone()).collect();
-    let (stop, calls, failures) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (stop, calls, failures) =
+        (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let jobs = tokio::spawn(cron(bases.clone(), stop.clone(), calls.clone(), failures.clone()));
     let kinds = kinds(&bases, first, last_week, locations);
     let figures = load::run_mix(CONNECTIONS, Duration::from_secs(seconds), kinds.clone()).await;
@@ -152,8 +161,11 @@ async fn day(instances: &[Opsd], seconds: u64, first: u64, last_week: time::Date
 pub async fn measure(seconds: u64) {
     let database = writes::seeded_database().await;
     let opsd = std::env::current_exe().unwrap().with_file_name("opsd");
-    let demo = Binary(opsd).seed_sized(database.url(), &["--locations", &LOCATIONS.to_string(), "--weeks", &WEEKS.to_string()]).await;
-    let last_week = time::Date::parse(&demo.week_of, time::macros::format_description!("[year]-[month]-[day]")).unwrap();
+    let demo = Binary(opsd)
+        .seed_sized(database.url(), &["--locations", &LOCATIONS.to_string(), "--weeks", &WEEKS.to_string()])
+        .await;
+    let last_week =
+        time::Date::parse(&demo.week_of, time::macros::format_description!("[year]-[month]-[day]")).unwrap();
     let (client, connection) = tokio_postgres::connect(database.url(), tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
     let locations: Vec<String> = client

@@ -92,7 +92,13 @@ fn json(request: reqwest::RequestBuilder, body: impl Into<reqwest::Body>) -> req
 }
 
 /// A signed delivery: `prefix` is `svix-` (identity) or `webhook-` (Standard Webhooks).
-fn signed(request: reqwest::RequestBuilder, prefix: &str, secret: &str, id: &str, body: String) -> reqwest::RequestBuilder {
+fn signed(
+    request: reqwest::RequestBuilder,
+    prefix: &str,
+    secret: &str,
+    id: &str,
+    body: String,
+) -> reqwest::RequestBuilder {
     let at = OffsetDateTime::now_utc().unix_timestamp();
     let signature = sign_webhook(secret, id, at, body.as_bytes());
     let request = request
@@ -111,8 +117,10 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
         Arc::new((0..PUSH_USERS).map(|u| TokenMinter.member(&format!("user_push_{u}"), TEAM)).collect());
     let url = |path: &str| format!("{base}{path}");
     let (incidents, comment, status) = (url("/api/incidents"), base.to_owned(), base.to_owned());
-    let (shift, manager, subscribe) = (url("/api/reports/shift"), url("/api/reports/manager"), url("/api/push/subscribe"));
-    let (sales, identity, guest) = (url("/api/analytics/sales"), url("/api/webhooks/identity"), url("/api/automation/coupons"));
+    let (shift, manager, subscribe) =
+        (url("/api/reports/shift"), url("/api/reports/manager"), url("/api/push/subscribe"));
+    let (sales, identity, guest) =
+        (url("/api/analytics/sales"), url("/api/webhooks/identity"), url("/api/automation/coupons"));
     let run = run.to_owned();
     let (run_identity, run_guest) = (run.clone(), run);
     let (member_a, member_b, member_c, member_d) = (member.clone(), member.clone(), member.clone(), member);
@@ -144,7 +152,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             expected: 200,
             yardstick: "incident_status",
             make: Arc::new(move |client, slot: Slot| {
-                let to = if slot.n % 2 == 0 { "investigating" } else { "resolved" };
+                let to = if slot.n.is_multiple_of(2) { "investigating" } else { "resolved" };
                 let url = format!("{status}/api/incidents/{}", incident(slot.connection));
                 json(client.patch(url).bearer_auth(&member_c), format!(r#"{{"status":"{to}"}}"#))
             }),
@@ -253,7 +261,19 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
 pub fn yardstick_tps(url: &str, script: &str, seconds: u64) -> f64 {
     let path = format!("{}/bench/yardsticks/{script}.sql", env!("CARGO_MANIFEST_DIR"));
     let output = std::process::Command::new("pgbench")
-        .args(["-n", "-M", "prepared", "-c", &CONNECTIONS.to_string(), "-j", "2", "-T", &seconds.to_string(), "-f", &path])
+        .args([
+            "-n",
+            "-M",
+            "prepared",
+            "-c",
+            &CONNECTIONS.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &seconds.to_string(),
+            "-f",
+            &path,
+        ])
         .args(["-D", &format!("team={TEAM}"), "-D", &format!("location={}", location(0)), "-D", "user=user_push_0"])
         .arg(url)
         .output()

@@ -138,4 +138,3 @@ impl Opsd {
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
 }
-

@@ -95,8 +95,10 @@ impl ExpirySweep {
         let mut calls = Vec::new();
         let mut left = max_batches;
         while left > 0 {
-            let call =
-                self.store.expire_batches(self.clock.now(), BATCH_SIZE, left.min(BATCHES_PER_CALL), after, until).await?;
+            let call = self
+                .store
+                .expire_batches(self.clock.now(), BATCH_SIZE, left.min(BATCHES_PER_CALL), after, until)
+                .await?;
             after = call.last;
             left = left.saturating_sub(call.batches.max(1));
             calls.push(call);

@@ -12,7 +12,6 @@ use opsd_postgres::PgAnalyticsStore;
 use opsd_test_db::{CountQueries, TestDatabase};
 use time::macros::date;
 
-
 const LOCATION: &str = "00000000-0000-7000-8000-00000000aaaa";
 
 /// `shifts_per_day` shifts and three sales blocks on each day of the week of 2026-11-14.

@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{Clock, SystemClock};
 use opsd_coupons::{ExpiryStore, ExpirySweep};
@@ -152,7 +151,6 @@ async fn seed_more(conn: &mut AsyncPgConnection, due: u32) {
     .await
     .unwrap();
 }
-
 
 #[tokio::test(flavor = "multi_thread")]
 async fn one_statement_runs_many_batches_each_its_own_transaction() {

@@ -10,7 +10,6 @@ use opsd_identity::SignInOutcome;
 use opsd_postgres::PgMembershipStore;
 use opsd_test_db::{CountQueries, TestDatabase};
 
-
 fn member(role: Role) -> TeamMembership {
     TeamMembership { team_id: TeamId::new("org_1"), role }
 }
@@ -25,7 +24,8 @@ async fn each_sign_in_is_one_statement_and_keeps_the_rules() {
     let user = UserId::new("user_1");
     let mut sign_in = async |membership: Option<TeamMembership>, issued_at: Option<i64>| {
         queries.store(0, Ordering::SeqCst);
-        let outcome = PgMembershipStore::record_sign_in_on(&mut conn, &user, membership.as_ref(), issued_at).await.unwrap();
+        let outcome =
+            PgMembershipStore::record_sign_in_on(&mut conn, &user, membership.as_ref(), issued_at).await.unwrap();
         assert_eq!(queries.load(Ordering::SeqCst), 1, "one statement");
         outcome
     };
