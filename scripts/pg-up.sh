@@ -63,16 +63,30 @@ if [ ! -s "$data/server.crt" ] && command -v openssl >/dev/null 2>&1; then
 fi
 [ -s "$data/server.crt" ] && settings="$settings -c ssl=on -c ssl_cert_file=$data/server.crt -c ssl_key_file=$data/server.key"
 
-if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-  for _ in $(seq 1 50); do
-    port_busy "$port" || break
-    port=$((port + 1))
-  done
-  echo "$port" > "$data/opsd.port"
+# A port can look free to a connect() and still refuse a bind(): an outgoing connection (a busy test
+# suite makes thousands) may hold it as its ephemeral local end. So a start that fails to bind moves
+# on to the next port.
+start_on() {
   # The server's own log lives with its data, where its owner can write.
   as_owner "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-    -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$data $settings" \
-    start >>"$log" 2>&1 || { echo "PostgreSQL did not start; see $data/server.log" >&2; exit 1; }
+    -o "-p $1 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$data $settings" \
+    start >>"$log" 2>&1
+}
+server_log_tail() { as_owner tail -n "$1" "$data/server.log" 2>/dev/null || true; }
+
+if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+  started=""
+  for _ in $(seq 1 50); do
+    if port_busy "$port"; then port=$((port + 1)); continue; fi
+    echo "$port" > "$data/opsd.port"
+    if start_on "$port"; then started=1; break; fi
+    server_log_tail 5 | grep -q "could not create any TCP/IP sockets" || break
+    port=$((port + 1))
+  done
+  if [ -z "$started" ]; then
+    { echo "PostgreSQL did not start; the end of $data/server.log:"; server_log_tail 20; } >&2
+    exit 1
+  fi
 fi
 
 for _ in $(seq 1 60); do
