@@ -450,3 +450,29 @@ async fn an_applied_event_broadcasts_the_invalidation_of_the_users_teams() {
     assert_eq!(note.0, "opsd_cache_invalidation");
     assert!(note.1.ends_with(":org_1"), "the payload names the team after the instance: {}", note.1);
 }
+
+/// Asks `/api/locations` with `token` on `app` every 10 ms until it answers `status`, for at most 2 s: the
+/// time a change takes to reach another instance's remembered sign-ins.
+async fn answers_within(app: &TestApp, token: &str, status: u16) -> bool {
+    for _ in 0..200 {
+        if app.get("/api/locations").bearer_auth(token).send().await.unwrap().status() == status {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_removal_applied_by_one_instance_reaches_the_sign_ins_another_remembers() {
+    let first = TestApp::spawn().await;
+    let second = first.spawn_instance().await;
+    let member = first.tokens.member("user_m", "org_1");
+    for _ in 0..3 {
+        assert_eq!(first.get("/api/locations").bearer_auth(&member).send().await.unwrap().status(), 200);
+    }
+    let removed = membership_event("organizationMembership.deleted", "org_1", "user_m", "org:member", now() * 1000);
+    assert_eq!(deliver(&second, "msg_1", &removed).await.status(), 200);
+    assert!(answers_within(&first, &member, 403).await, "the first instance still lets the removed member in");
+    assert_eq!(role_of(&first, "user_m", "org_1").await, None, "the old token did not restore the membership");
+}

@@ -38,10 +38,20 @@ async fn main() {
 }
 
 async fn sync() {
-    let small = sync_seconds(2_000).await;
-    let large = sync_seconds(4_000).await;
-    println!("schedule sync: 20 locations x 2,000 shifts in {small:.2} s = {:.0} shifts/s", 40_000.0 / small);
-    println!("schedule sync: 20 locations x 4,000 shifts in {large:.2} s = {:.0} shifts/s", 80_000.0 / large);
+    // Best of two each, alternating, as one run on a shared machine can be slowed by anything.
+    let (mut small, mut large) = (f64::MAX, f64::MAX);
+    for _ in 0..2 {
+        small = small.min(sync_seconds(2_000).await);
+        large = large.min(sync_seconds(4_000).await);
+    }
+    println!(
+        "schedule sync (best of 2): 20 locations x 2,000 shifts in {small:.2} s = {:.0} shifts/s",
+        40_000.0 / small
+    );
+    println!(
+        "schedule sync (best of 2): 20 locations x 4,000 shifts in {large:.2} s = {:.0} shifts/s",
+        80_000.0 / large
+    );
     println!("schedule sync: doubling the shifts took {:.2}x the time (target at most 2.5x)", large / small);
     assert!(large / small <= 2.5, "the sync is not linear");
 }

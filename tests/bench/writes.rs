@@ -291,6 +291,9 @@ pub fn yardstick_tps(url: &str, script: &str, seconds: u64) -> f64 {
 pub async fn measure(seconds: u64) -> Vec<(&'static str, Figures, f64)> {
     let database = seeded_database().await;
     let server = serve(database.url(), &[("GUEST_EVENT_WORKER", "false".to_owned())]).await;
+    // `BENCH_ROUTES=incident_comment,shift_report` runs only those (by yardstick name).
+    let only: Option<Vec<String>> =
+        std::env::var("BENCH_ROUTES").ok().map(|list| list.split(',').map(str::to_owned).collect());
     let run = uuid::Uuid::new_v4().simple().to_string();
     println!(
         "write paths, {seconds} s each at {CONNECTIONS} connections; yardstick: pgbench -M prepared running the same \
@@ -298,6 +301,9 @@ pub async fn measure(seconds: u64) -> Vec<(&'static str, Figures, f64)> {
     );
     let mut figures = Vec::new();
     for route in routes(&server.base, &run, 0) {
+        if only.as_ref().is_some_and(|only| !only.iter().any(|name| name == route.yardstick)) {
+            continue;
+        }
         let load = load::run(CONNECTIONS, Duration::from_secs(seconds), route.expected, route.make).await;
         let tps = yardstick_tps(database.url(), route.yardstick, seconds);
         println!(

@@ -11,7 +11,8 @@ use opsd_cache::MokaReportCache;
 use opsd_core::{Clock, SystemClock, TeamChat};
 use opsd_coupons::{CouponService, ExpirySweep, GuestEventIntake, GuestEventWorker};
 use opsd_identity::{
-    Authenticator, DecodingKey, IdentityWebhookService, JwksCache, JwksPolicy, KeySource, TokenPolicy, TokenVerifier,
+    Authenticator, DecodingKey, IdentityWebhookService, JwksCache, JwksPolicy, KeySource, SignInCache, TokenPolicy,
+    TokenVerifier,
 };
 use opsd_incidents::IncidentService;
 use opsd_jobs::JobRunner;
@@ -138,8 +139,15 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
     let first = connect_invalidation_listener(config.database.url.expose_secret())
         .await
         .context("listening for cache invalidations")?;
-    let mut background =
-        vec![supervise_listener(supervisor, first, config.database.url.clone(), on_invalidation, instance)];
+    let sign_ins = Arc::new(SignInCache::default());
+    let mut background = vec![supervise_listener(
+        supervisor,
+        first,
+        config.database.url.clone(),
+        on_invalidation,
+        sign_ins.clone(),
+        instance,
+    )];
 
     let authenticator = Authenticator::new(
         TokenVerifier::new(
@@ -150,12 +158,14 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
             },
         ),
         Arc::new(PgMembershipStore::new(db.clone())),
+        sign_ins.clone(),
     );
     let identity_webhooks = IdentityWebhookService::new(
         webhook_secret("IDENTITY_WEBHOOK_SECRET", config.identity.webhook_secret.as_ref())?,
         Arc::new(crate::routes::decode_identity_event),
         Arc::new(PgIdentityEventStore::new(db.clone())),
         cache_invalidation.clone(),
+        sign_ins,
         clock.clone(),
     );
 
@@ -329,11 +339,12 @@ fn supervise_listener(
     first: InvalidationListener,
     url: SecretString,
     handler: InvalidationHandler,
+    sign_ins: Arc<SignInCache>,
     instance: uuid::Uuid,
 ) -> JoinHandle<()> {
     let mut first = Some(first);
     supervisor.spawn("cache-invalidation-listener", move || {
-        let (first, url, handler) = (first.take(), url.clone(), handler.clone());
+        let (first, url, handler, sign_ins) = (first.take(), url.clone(), handler.clone(), sign_ins.clone());
         Box::pin(async move {
             let listener = match first {
                 Some(listener) => listener,
@@ -345,7 +356,7 @@ fn supervise_listener(
                     listener
                 }
             };
-            listener.run(&handler, instance).await;
+            listener.run(&handler, &sign_ins, instance).await;
             Err("the LISTEN connection ended".to_owned())
         })
     })

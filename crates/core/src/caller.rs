@@ -18,7 +18,7 @@ impl Role {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TeamMembership {
     pub team_id: TeamId,
     pub role: Role,

@@ -3,6 +3,9 @@
 mod authenticator;
 mod jwks;
 mod ports;
+mod sign_in_cache;
+#[cfg(test)]
+mod test_tokens;
 mod token;
 mod webhook;
 mod webhook_service;
@@ -12,6 +15,7 @@ pub use jwks::{JwksCache, JwksPolicy};
 pub use ports::{Delivery, DeliveryOutcome, IdentityEventStore, JwksFetcher, MembershipStore, SignInOutcome};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockIdentityEventStore, MockJwksFetcher, MockMembershipStore};
+pub use sign_in_cache::SignInCache;
 pub use token::{KeySource, TokenError, TokenPolicy, TokenVerifier, VerifiedToken};
 
 pub use jsonwebtoken::DecodingKey;

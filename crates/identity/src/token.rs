@@ -194,6 +194,7 @@ fn membership(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_tokens::verifier;
 
     #[test]
     fn reads_the_v2_organization_claim_before_the_v1_claims() {
@@ -236,21 +237,8 @@ mod tests {
         assert_eq!(verifier.check_authorized_party(Some("https://evil.example")), Err(TokenError::UnauthorizedParty));
     }
 
-    const SIGNING_KEY: &str = include_str!("../../../tests/fixtures/jwt-signing-key.pem");
-    const PUBLIC_KEY: &str = include_str!("../../../tests/fixtures/jwt-signing-key.pub.pem");
-
     fn signed(exp_in: i64) -> String {
-        let now = jsonwebtoken::get_current_timestamp() as i64;
-        let claims = serde_json::json!({ "sub": "user_1", "exp": now + exp_in, "iat": now, "o": { "id": "org_1", "rol": "admin" } });
-        let key = jsonwebtoken::EncodingKey::from_rsa_pem(SIGNING_KEY.as_bytes()).unwrap();
-        jsonwebtoken::encode(&jsonwebtoken::Header::new(Algorithm::RS256), &claims, &key).unwrap()
-    }
-
-    fn verifier() -> TokenVerifier {
-        TokenVerifier::new(
-            KeySource::Static(DecodingKey::from_rsa_pem(PUBLIC_KEY.as_bytes()).unwrap()),
-            TokenPolicy::default(),
-        )
+        crate::test_tokens::signed("user_1", "admin", exp_in)
     }
 
     #[tokio::test]

@@ -5,7 +5,8 @@ use opsd_signatures::{SignedDelivery, VerifyError, WebhookSecret};
 use sha2::{Digest, Sha256};
 
 use crate::ports::{Delivery, DeliveryOutcome, IdentityEventStore};
-use crate::webhook::{EventParseError, IdentityEventDecoder};
+use crate::sign_in_cache::SignInCache;
+use crate::webhook::{EventParseError, IdentityEvent, IdentityEventDecoder};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookError {
@@ -32,6 +33,8 @@ pub struct IdentityWebhookService {
     decoder: Arc<dyn IdentityEventDecoder>,
     store: Arc<dyn IdentityEventStore>,
     cache: Arc<dyn TeamCacheInvalidation>,
+    /// Forgotten here as soon as the change commits; other instances hear of it from the database.
+    sign_ins: Arc<SignInCache>,
     clock: Arc<dyn Clock>,
 }
 
@@ -53,6 +56,14 @@ impl IdentityWebhookService {
         };
         match self.store.record_and_apply(&delivery, &event).await? {
             DeliveryOutcome::Applied { teams } => {
+                match &event {
+                    IdentityEvent::UserDeleted(user) => self.sign_ins.forget(user),
+                    IdentityEvent::MembershipSet(change) | IdentityEvent::MembershipRemoved(change) => {
+                        self.sign_ins.forget(&change.user_id);
+                    }
+                    IdentityEvent::OrganizationDeleted(_) => self.sign_ins.forget_all(),
+                    IdentityEvent::UserCreated(_) | IdentityEvent::UserUpdated(_) | IdentityEvent::Unknown(_) => {}
+                }
                 for team in &teams {
                     self.cache.invalidate_team(team).await;
                 }
@@ -96,11 +107,20 @@ mod tests {
     }
 
     fn service(store: MockIdentityEventStore, cache: MockTeamCacheInvalidation) -> IdentityWebhookService {
+        service_with(store, cache, Arc::new(SignInCache::default()))
+    }
+
+    fn service_with(
+        store: MockIdentityEventStore,
+        cache: MockTeamCacheInvalidation,
+        sign_ins: Arc<SignInCache>,
+    ) -> IdentityWebhookService {
         IdentityWebhookService::new(
             Some(WebhookSecret::parse(SECRET).unwrap()),
             Arc::new(decode),
             Arc::new(store),
             Arc::new(cache),
+            sign_ins,
             clock(),
         )
     }
@@ -122,6 +142,25 @@ mod tests {
         let (ts, sig) = signed(BODY);
         let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some(&ts), signatures: Some(&sig) };
         assert!(service(store, cache).receive(headers, BODY).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn an_applied_deletion_forgets_the_users_sign_ins_here_at_once() {
+        let mut store = MockIdentityEventStore::new();
+        store.expect_record_and_apply().returning(|_, _| Ok(DeliveryOutcome::Applied { teams: Vec::new() }));
+        let sign_ins = Arc::new(SignInCache::default());
+        sign_ins.set_listening(true);
+        let lookup = sign_ins.get(&UserId::new("user_1"), None, None).unwrap_err();
+        sign_ins.remember(lookup, crate::SignInOutcome::Active);
+        let (ts, sig) = signed(BODY);
+        let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some(&ts), signatures: Some(&sig) };
+        assert!(
+            service_with(store, MockTeamCacheInvalidation::new(), sign_ins.clone())
+                .receive(headers, BODY)
+                .await
+                .unwrap()
+        );
+        assert!(sign_ins.get(&UserId::new("user_1"), None, None).is_err(), "still remembered after the deletion");
     }
 
     #[tokio::test]
@@ -164,6 +203,7 @@ mod tests {
             Arc::new(decode),
             Arc::new(store),
             Arc::new(MockTeamCacheInvalidation::new()),
+            Arc::new(SignInCache::default()),
             clock(),
         );
         let headers = SignedDelivery { id: Some("msg_1"), timestamp: Some("1"), signatures: Some("v1,x") };

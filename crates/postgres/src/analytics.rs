@@ -13,6 +13,7 @@ use time::Date;
 use uuid::Uuid;
 
 use crate::error::{TxError, corrupt};
+use crate::prepared::prepared;
 use crate::schema::{locations, sales_facts, schedule_shifts, team_daily_labor, team_daily_sales};
 use crate::{Db, store_error};
 
@@ -46,7 +47,7 @@ pub(crate) const SCOPE_AND_GOALS: &str = "\
 /// diesel's to name).
 macro_rules! scope_and_goals_query {
     ($team:expr, $location:expr) => {
-        diesel::sql_query($crate::analytics::SCOPE_AND_GOALS)
+        prepared($crate::analytics::SCOPE_AND_GOALS)
             .bind::<diesel::sql_types::Text, _>($team.as_str())
             .bind::<diesel::sql_types::Nullable<diesel::sql_types::Uuid>, _>($location.map(|l: opsd_core::LocationId| l.0))
     };
@@ -256,7 +257,7 @@ impl AnalyticsStore for PgAnalyticsStore {
     }
 
     async fn ingest_sales(&self, team: &TeamId, rows: &[SalesRow]) -> Result<u64, IngestError> {
-        let mut conn = self.db.conn().await?;
+        let mut conn = self.db.bulk_conn().await?;
         let location_ids: Vec<Uuid> = rows.iter().map(|r| r.location_id.0).collect();
         let written = conn
             .transaction::<u64, TxError<IngestError>, _>(async |conn| {
@@ -265,7 +266,7 @@ impl AnalyticsStore for PgAnalyticsStore {
                     #[diesel(sql_type = SqlUuid)]
                     id: Uuid,
                 }
-                let owned: Vec<Owned> = diesel::sql_query("SELECT id FROM locations WHERE team_id = $1 AND id = ANY($2)")
+                let owned: Vec<Owned> = prepared("SELECT id FROM locations WHERE team_id = $1 AND id = ANY($2)")
                     .bind::<Text, _>(team.as_str())
                     .bind::<Array<SqlUuid>, _>(&location_ids)
                     .load(conn)
@@ -276,7 +277,8 @@ impl AnalyticsStore for PgAnalyticsStore {
                 if !foreign.is_empty() {
                     return Err(TxError::Domain(IngestError::ForeignLocations(foreign)));
                 }
-                // One statement for the whole batch, however large.
+                // One statement for the whole batch, however large; planned afresh each time, as
+                // its best plan depends on the batch's size, which a generic plan would not see.
                 let written = diesel::sql_query(
                     "INSERT INTO sales_facts (location_id, date, block, food, beverage, other, guests, updated_at) \
                      SELECT *, now() FROM unnest($1::uuid[], $2::date[], $3::text[], $4::numeric[], $5::numeric[], \
@@ -318,7 +320,7 @@ impl AnalyticsStore for PgAnalyticsStore {
                     #[diesel(sql_type = Bool)]
                     found: bool,
                 }
-                let found: Found = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS found")
+                let found: Found = prepared("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS found")
                     .bind::<SqlUuid, _>(location)
                     .bind::<Text, _>(team.as_str())
                     .get_result(conn)
@@ -327,7 +329,7 @@ impl AnalyticsStore for PgAnalyticsStore {
                     return Ok(None);
                 }
             }
-            diesel::sql_query("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING")
+            prepared("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING")
                 .bind::<Text, _>(team.as_str())
                 .execute(conn)
                 .await?;

@@ -8,6 +8,7 @@ use opsd_core::{StoreError, TeamId, UserId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 pub struct PgThreadStore {
@@ -25,7 +26,7 @@ impl ThreadStore for PgThreadStore {
     async fn create(&self, user: &UserId, team: &TeamId, at: OffsetDateTime) -> Result<ThreadId, StoreError> {
         let id = Uuid::now_v7();
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("INSERT INTO assistant_threads (id, user_id, team_id, created_at) VALUES ($1, $2, $3, $4)")
+        prepared("INSERT INTO assistant_threads (id, user_id, team_id, created_at) VALUES ($1, $2, $3, $4)")
             .bind::<SqlUuid, _>(id)
             .bind::<Text, _>(user.as_str())
             .bind::<Text, _>(team.as_str())
@@ -43,7 +44,7 @@ impl ThreadStore for PgThreadStore {
             user_id: String,
         }
         let mut conn = self.db.conn().await?;
-        let owner: Option<Owner> = diesel::sql_query("SELECT user_id FROM assistant_threads WHERE id = $1")
+        let owner: Option<Owner> = prepared("SELECT user_id FROM assistant_threads WHERE id = $1")
             .bind::<SqlUuid, _>(thread.0)
             .get_result(&mut conn)
             .await
@@ -54,7 +55,7 @@ impl ThreadStore for PgThreadStore {
 
     async fn append(&self, thread: ThreadId, role: Role, content: &str, at: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "INSERT INTO assistant_messages (id, thread_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind::<SqlUuid, _>(Uuid::now_v7())
@@ -77,7 +78,7 @@ impl ThreadStore for PgThreadStore {
             content: String,
         }
         let mut conn = self.db.conn().await?;
-        let mut turns: Vec<Turn> = diesel::sql_query(
+        let mut turns: Vec<Turn> = prepared(
             "SELECT role, content FROM assistant_messages WHERE thread_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
         )
         .bind::<SqlUuid, _>(thread.0)
@@ -116,7 +117,7 @@ impl UsageStore for PgUsageStore {
             tokens: i64,
         }
         let mut conn = self.db.conn().await?;
-        let used: Used = diesel::sql_query(
+        let used: Used = prepared(
             "SELECT COALESCE((SELECT tokens FROM assistant_usage WHERE team_id = $1 AND day = $2), 0) AS tokens",
         )
         .bind::<Text, _>(team.as_str())
@@ -129,7 +130,7 @@ impl UsageStore for PgUsageStore {
 
     async fn add(&self, team: &TeamId, day: time::Date, tokens: u64) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "INSERT INTO assistant_usage (team_id, day, tokens) VALUES ($1, $2, $3) \
              ON CONFLICT (team_id, day) DO UPDATE SET tokens = assistant_usage.tokens + EXCLUDED.tokens",
         )

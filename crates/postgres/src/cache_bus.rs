@@ -7,12 +7,16 @@ use async_trait::async_trait;
 use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
 use futures::StreamExt;
-use opsd_core::{TeamCacheInvalidation, TeamId};
+use opsd_core::{TeamCacheInvalidation, TeamId, UserId};
+use opsd_identity::SignInCache;
 use tokio_postgres::AsyncMessage;
 
 use crate::Db;
+use crate::prepared::prepared;
 
 pub const CACHE_CHANNEL: &str = "opsd_cache_invalidation";
+/// Changes to what decides a sign-in, announced by triggers (migration 21): a user's id, or `*`.
+pub const SIGN_IN_CHANNEL: &str = "opsd_sign_in";
 
 /// What an instance does when a team's cache must go: `Some(team)`, or `None` for everything (after
 /// the listener lost its connection and may have missed notifications).
@@ -38,7 +42,7 @@ impl TeamCacheInvalidation for PgTeamCacheInvalidation {
     async fn invalidate_team(&self, team: &TeamId) {
         (self.local)(Some(team));
         let notified = match self.db.conn().await {
-            Ok(mut conn) => diesel::sql_query("SELECT pg_notify($1, $2)")
+            Ok(mut conn) => prepared("SELECT pg_notify($1, $2)")
                 .bind::<Text, _>(CACHE_CHANNEL)
                 .bind::<Text, _>(format!("{}:{team}", self.instance))
                 .execute(&mut conn)
@@ -74,9 +78,12 @@ pub enum ListenError {
 }
 
 impl InvalidationListener {
-    /// Applies notifications until the connection ends.
-    pub async fn run(self, handler: &InvalidationHandler, instance: uuid::Uuid) {
-        self.0.run(handler, instance).await;
+    /// Applies notifications until the connection ends. Remembered sign-ins are used only while
+    /// it runs.
+    pub async fn run(self, handler: &InvalidationHandler, sign_ins: &SignInCache, instance: uuid::Uuid) {
+        sign_ins.set_listening(true);
+        self.0.run(handler, sign_ins, instance).await;
+        sign_ins.set_listening(false);
     }
 }
 
@@ -104,20 +111,26 @@ impl Listener {
                 }
             }
         });
-        client.batch_execute(&format!("LISTEN {CACHE_CHANNEL}")).await.map_err(ListenError::Connect)?;
+        client
+            .batch_execute(&format!("LISTEN {CACHE_CHANNEL}; LISTEN {SIGN_IN_CHANNEL}"))
+            .await
+            .map_err(ListenError::Connect)?;
         Ok(Self { _client: client, messages, driver })
     }
 
     /// Applies notifications until the connection ends.
-    async fn run(mut self, handler: &InvalidationHandler, instance: uuid::Uuid) {
+    async fn run(mut self, handler: &InvalidationHandler, sign_ins: &SignInCache, instance: uuid::Uuid) {
         let own = format!("{instance}:");
         while let Some(Ok(message)) = self.messages.next().await {
-            if let AsyncMessage::Notification(note) = message
-                && note.channel() == CACHE_CHANNEL
-                && !note.payload().starts_with(&own)
-            {
-                let team = note.payload().split_once(':').map_or(note.payload(), |(_, team)| team);
-                handler(Some(&TeamId::new(team)));
+            let AsyncMessage::Notification(note) = message else { continue };
+            match note.channel() {
+                CACHE_CHANNEL if !note.payload().starts_with(&own) => {
+                    let team = note.payload().split_once(':').map_or(note.payload(), |(_, team)| team);
+                    handler(Some(&TeamId::new(team)));
+                }
+                SIGN_IN_CHANNEL if note.payload() == "*" => sign_ins.forget_all(),
+                SIGN_IN_CHANNEL => sign_ins.forget(&UserId::new(note.payload())),
+                _ => {}
             }
         }
         self.driver.abort();

@@ -35,7 +35,7 @@ async fn expire_one(
     id: ReservationId,
     now: OffsetDateTime,
 ) -> Result<BatchOutcome, diesel::result::Error> {
-    let counts: BatchesCounts = diesel::sql_query(EXPIRE)
+    let counts: BatchesCounts = prepared(EXPIRE)
         .bind::<Timestamptz, _>(now)
         .bind::<Int4, _>(1)
         .bind::<Nullable<SqlUuid>, _>(Some(id.0))
@@ -166,7 +166,7 @@ impl CouponStore for PgCouponStore {
         at: OffsetDateTime,
     ) -> Result<Option<Offer>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let row: Option<OfferRow> = diesel::sql_query(
+        let row: Option<OfferRow> = prepared(
             "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at) \
              SELECT $1, l.team_id, l.id, $4, $5, 0, $6 FROM locations l WHERE l.id = $2 AND l.team_id = $3 \
              RETURNING id, team_id, location_id, name, capacity, held, created_at",
@@ -186,7 +186,7 @@ impl CouponStore for PgCouponStore {
 
     async fn offer(&self, team: &TeamId, id: OfferId) -> Result<Option<Offer>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let row: Option<OfferRow> = diesel::sql_query(
+        let row: Option<OfferRow> = prepared(
             "SELECT id, team_id, location_id, name, capacity, held, created_at FROM coupon_offers WHERE id = $1 AND team_id = $2",
         )
         .bind::<SqlUuid, _>(id.0)
@@ -207,7 +207,7 @@ impl CouponStore for PgCouponStore {
         let mut conn = self.db.conn().await?;
         let row: Option<ReservationRow> = conn
             .transaction::<_, diesel::result::Error, _>(async |conn| {
-                let row: Option<ReservationRow> = diesel::sql_query(RESERVATION_OF_TEAM)
+                let row: Option<ReservationRow> = prepared(RESERVATION_OF_TEAM)
                     .bind::<SqlUuid, _>(id.0)
                     .bind::<Text, _>(team.as_str())
                     .get_result(conn)
@@ -216,7 +216,7 @@ impl CouponStore for PgCouponStore {
                 match row {
                     Some(row) if row.state == "active" && row.expires_at <= now => {
                         expire_one(conn, id, now).await?;
-                        diesel::sql_query(RESERVATION_OF_TEAM)
+                        prepared(RESERVATION_OF_TEAM)
                             .bind::<SqlUuid, _>(id.0)
                             .bind::<Text, _>(team.as_str())
                             .get_result(conn)
@@ -249,14 +249,14 @@ impl CouponStore for PgCouponStore {
                 if row.expires_at <= now {
                     // Due: the same expiry step as the sweep, then refuse the redeem.
                     expire_one(conn, id, now).await?;
-                    let expired = diesel::sql_query(RESERVATION_OF_TEAM)
+                    let expired = prepared(RESERVATION_OF_TEAM)
                         .bind::<SqlUuid, _>(id.0)
                         .bind::<Text, _>(team.as_str())
                         .get_result(conn)
                         .await?;
                     return Ok(("expired", Some(expired)));
                 }
-                let redeemed: ReservationRow = diesel::sql_query(
+                let redeemed: ReservationRow = prepared(
                     "WITH r AS (UPDATE coupon_reservations SET state = 'redeemed', redeemed_at = $2 \
                                 WHERE id = $1 AND state = 'active' RETURNING *), \
                           released AS (UPDATE coupon_offers o SET held = o.held - 1 FROM r WHERE o.id = r.offer_id RETURNING 1) \
@@ -299,7 +299,7 @@ impl PgExpiryStore {
         after: Option<SweepKey>,
         until: Option<SweepKey>,
     ) -> Result<BatchOutcome, StoreError> {
-        let counts: BatchesCounts = diesel::sql_query(EXPIRE_BATCHES)
+        let counts: BatchesCounts = prepared(EXPIRE_BATCHES)
             .bind::<Timestamptz, _>(now)
             .bind::<Int4, _>(limit as i32)
             .bind::<Int4, _>(max_batches as i32)
@@ -340,7 +340,7 @@ impl ExpiryStore for PgExpiryStore {
             return Ok(Vec::new());
         }
         let mut conn = self.db.conn().await?;
-        let keys: Vec<Key> = diesel::sql_query(SPLIT_DUE)
+        let keys: Vec<Key> = prepared(SPLIT_DUE)
             .bind::<Timestamptz, _>(now)
             .bind::<Int4, _>(parts as i32)
             .bind::<BigInt, _>(MIN_DUE_TO_SPLIT)
@@ -360,7 +360,7 @@ impl ExpiryStore for PgExpiryStore {
         }
         let mut conn = self.db.conn().await?;
         // One statement, one snapshot: held and the active count are read consistently.
-        let health: Health = diesel::sql_query(
+        let health: Health = prepared(
             "SELECT (SELECT coalesce(sum(held), 0) FROM coupon_offers)::bigint \
                   - (SELECT count(*) FROM coupon_reservations WHERE state = 'active') AS delta, \
                     (SELECT extract(epoch FROM ($1 - min(expires_at))) FROM coupon_reservations \
@@ -374,4 +374,5 @@ impl ExpiryStore for PgExpiryStore {
     }
 }
 
+use crate::prepared::prepared;
 use diesel::OptionalExtension;

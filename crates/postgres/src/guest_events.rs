@@ -11,6 +11,7 @@ use opsd_coupons::{
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 pub struct PgGuestEventStore {
@@ -70,7 +71,7 @@ impl GuestEventStore for PgGuestEventStore {
     async fn enqueue(&self, event: &QueuedEvent) -> Result<EnqueueOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-            let in_team: Flag = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS flag")
+            let in_team: Flag = prepared("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS flag")
                 .bind::<SqlUuid, _>(event.event.location_id().0)
                 .bind::<Text, _>(event.event.team_id().as_str())
                 .get_result(conn)
@@ -78,7 +79,7 @@ impl GuestEventStore for PgGuestEventStore {
             if !in_team.flag {
                 return Ok(EnqueueOutcome::UnknownScope);
             }
-            let inserted = diesel::sql_query(
+            let inserted = prepared(
                 "INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, payload, \
                                            available_at, received_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (identity) DO NOTHING",
@@ -97,7 +98,7 @@ impl GuestEventStore for PgGuestEventStore {
             if inserted == 1 {
                 return Ok(EnqueueOutcome::New);
             }
-            let stored: Hash = diesel::sql_query("SELECT payload_sha256 FROM guest_events WHERE identity = $1")
+            let stored: Hash = prepared("SELECT payload_sha256 FROM guest_events WHERE identity = $1")
                 .bind::<Text, _>(&event.identity)
                 .get_result(conn)
                 .await?;
@@ -114,7 +115,7 @@ impl GuestEventStore for PgGuestEventStore {
         lease_until: OffsetDateTime,
     ) -> Result<Vec<ClaimedEvent>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let rows: Vec<ClaimedRow> = diesel::sql_query(
+        let rows: Vec<ClaimedRow> = prepared(
             "UPDATE guest_events SET state = 'processing', available_at = $3 \
              WHERE id IN (SELECT id FROM guest_events WHERE state IN ('queued', 'processing') AND available_at <= $2 \
                           ORDER BY received_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) \
@@ -142,7 +143,7 @@ impl GuestEventStore for PgGuestEventStore {
 
     async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("UPDATE guest_events SET state = 'done', outcome = $2, processed_at = $3 WHERE id = $1")
+        prepared("UPDATE guest_events SET state = 'done', outcome = $2, processed_at = $3 WHERE id = $1")
             .bind::<SqlUuid, _>(event)
             .bind::<Text, _>(outcome)
             .bind::<Timestamptz, _>(at)
@@ -160,7 +161,7 @@ impl GuestEventStore for PgGuestEventStore {
         error: &str,
     ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "UPDATE guest_events SET state = CASE WHEN $3 THEN 'failed' ELSE 'queued' END, attempts = attempts + 1, \
              available_at = $2, last_error = $4 WHERE id = $1",
         )
@@ -186,14 +187,14 @@ impl GuestEventStore for PgGuestEventStore {
     ) -> Result<HoldOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-            let known: Flag = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM coupon_reservations WHERE id = $1) AS flag")
+            let known: Flag = prepared("SELECT EXISTS (SELECT 1 FROM coupon_reservations WHERE id = $1) AS flag")
                 .bind::<SqlUuid, _>(reservation.0)
                 .get_result(conn)
                 .await?;
             if known.flag {
                 return Ok(HoldOutcome::AlreadyKnown);
             }
-            let offer_known: Flag = diesel::sql_query(
+            let offer_known: Flag = prepared(
                 "SELECT EXISTS (SELECT 1 FROM coupon_offers WHERE id = $1 AND team_id = $2 AND location_id = $3) AS flag",
             )
             .bind::<SqlUuid, _>(offer.0)
@@ -205,14 +206,14 @@ impl GuestEventStore for PgGuestEventStore {
                 return Ok(HoldOutcome::UnknownOffer);
             }
             // The row lock of this update serializes holds on the offer; `held < capacity` decides.
-            let took = diesel::sql_query("UPDATE coupon_offers SET held = held + 1 WHERE id = $1 AND held < capacity")
+            let took = prepared("UPDATE coupon_offers SET held = held + 1 WHERE id = $1 AND held < capacity")
                 .bind::<SqlUuid, _>(offer.0)
                 .execute(conn)
                 .await?;
             if took == 0 {
                 return Ok(HoldOutcome::Rejected);
             }
-            diesel::sql_query(
+            prepared(
                 "INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at) \
                  VALUES ($1, $2, $3, 'active', $4, $5)",
             )
@@ -241,7 +242,7 @@ impl GuestEventStore for PgGuestEventStore {
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "INSERT INTO guest_feedback (id, team_id, location_id, guest_id, reservation_id, rating, comment, submitted_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
         )
@@ -266,7 +267,7 @@ impl GuestEventStore for PgGuestEventStore {
         at: OffsetDateTime,
     ) -> Result<Option<GuestAlert>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let row: Option<AlertRow> = diesel::sql_query(
+        let row: Option<AlertRow> = prepared(
             "WITH created AS ( \
                INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at) \
                SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3 FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
@@ -294,7 +295,7 @@ impl GuestEventStore for PgGuestEventStore {
 
     async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("UPDATE guest_alerts SET notified_at = $2 WHERE id = $1")
+        prepared("UPDATE guest_alerts SET notified_at = $2 WHERE id = $1")
             .bind::<SqlUuid, _>(alert)
             .bind::<Timestamptz, _>(at)
             .execute(&mut conn)
@@ -333,11 +334,11 @@ impl GuestEventQueue for PgGuestEventStore {
     async fn overview(&self, failed_limit: u32) -> Result<QueueOverview, StoreError> {
         let mut conn = self.db.conn().await?;
         let by_state: Vec<StateCount> =
-            diesel::sql_query("SELECT state, count(*) AS count FROM guest_events GROUP BY state ORDER BY state")
+            prepared("SELECT state, count(*) AS count FROM guest_events GROUP BY state ORDER BY state")
                 .load(&mut conn)
                 .await
                 .map_err(store_error)?;
-        let failed: Vec<FailedRow> = diesel::sql_query(
+        let failed: Vec<FailedRow> = prepared(
             "SELECT id, event_type, team_id, attempts, last_error, received_at FROM guest_events \
              WHERE state = 'failed' ORDER BY received_at DESC LIMIT $1",
         )
@@ -363,7 +364,7 @@ impl GuestEventQueue for PgGuestEventStore {
 
     async fn retry(&self, event: Uuid, now: OffsetDateTime) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        let queued = diesel::sql_query(
+        let queued = prepared(
             "UPDATE guest_events SET state = 'queued', attempts = 0, available_at = $2 WHERE id = $1 AND state = 'failed'",
         )
         .bind::<SqlUuid, _>(event)

@@ -6,6 +6,7 @@ use opsd_core::{StoreError, TeamId, UserId};
 use opsd_identity::{Delivery, DeliveryOutcome, IdentityEvent, IdentityEventStore, MembershipChange, UserProfile};
 
 use crate::deliveries::{Recorded, record_delivery};
+use crate::prepared::prepared;
 use crate::schema::{memberships, push_subscriptions};
 use crate::{Db, store_error};
 
@@ -74,7 +75,7 @@ async fn teams_of(conn: &mut AsyncPgConnection, user: &UserId) -> Result<Vec<Tea
 
 /// An older `updated_at` never overwrites a newer one, and a deleted user stays deleted.
 async fn upsert_profile(conn: &mut AsyncPgConnection, profile: &UserProfile) -> Result<(), diesel::result::Error> {
-    diesel::sql_query(
+    prepared(
         "INSERT INTO users (id, email, first_name, last_name, image_url, provider_updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6) \
          ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, first_name = EXCLUDED.first_name, \
@@ -98,7 +99,7 @@ async fn upsert_profile(conn: &mut AsyncPgConnection, profile: &UserProfile) -> 
 /// its memberships and push subscriptions. Returns the teams it belonged to.
 async fn delete_user(conn: &mut AsyncPgConnection, user: &UserId) -> Result<Vec<TeamId>, diesel::result::Error> {
     let teams = teams_of(conn, user).await?;
-    diesel::sql_query(
+    prepared(
         "INSERT INTO users (id, deleted_at) VALUES ($1, now()) \
          ON CONFLICT (id) DO UPDATE SET deleted_at = COALESCE(users.deleted_at, now()), \
            email = NULL, first_name = NULL, last_name = NULL, image_url = NULL",
@@ -120,15 +121,9 @@ async fn set_membership(
     change: &MembershipChange,
 ) -> Result<Vec<TeamId>, diesel::result::Error> {
     let (user, team) = (change.user_id.as_str(), change.team_id.as_str());
-    diesel::sql_query("INSERT INTO users (id) VALUES ($1) ON CONFLICT DO NOTHING")
-        .bind::<Text, _>(user)
-        .execute(conn)
-        .await?;
-    diesel::sql_query("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING")
-        .bind::<Text, _>(team)
-        .execute(conn)
-        .await?;
-    let written = diesel::sql_query(
+    prepared("INSERT INTO users (id) VALUES ($1) ON CONFLICT DO NOTHING").bind::<Text, _>(user).execute(conn).await?;
+    prepared("INSERT INTO teams (id) VALUES ($1) ON CONFLICT DO NOTHING").bind::<Text, _>(team).execute(conn).await?;
+    let written = prepared(
         "INSERT INTO memberships (user_id, team_id, role, provider_updated_at) \
          SELECT $1, $2, $3, $4 \
          WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NOT NULL) \
@@ -148,7 +143,7 @@ async fn set_membership(
     if written == 0 {
         return Ok(Vec::new());
     }
-    diesel::sql_query("DELETE FROM membership_removals WHERE user_id = $1 AND team_id = $2")
+    prepared("DELETE FROM membership_removals WHERE user_id = $1 AND team_id = $2")
         .bind::<Text, _>(user)
         .bind::<Text, _>(team)
         .execute(conn)
@@ -163,7 +158,7 @@ async fn remove_membership(
     change: &MembershipChange,
 ) -> Result<Vec<TeamId>, diesel::result::Error> {
     let (user, team) = (change.user_id.as_str(), change.team_id.as_str());
-    let newer: i64 = diesel::sql_query(
+    let newer: i64 = prepared(
         "SELECT count(*) AS count FROM memberships \
          WHERE user_id = $1 AND team_id = $2 AND provider_updated_at > $3",
     )
@@ -176,12 +171,12 @@ async fn remove_membership(
     if newer > 0 {
         return Ok(Vec::new());
     }
-    diesel::sql_query("DELETE FROM memberships WHERE user_id = $1 AND team_id = $2")
+    prepared("DELETE FROM memberships WHERE user_id = $1 AND team_id = $2")
         .bind::<Text, _>(user)
         .bind::<Text, _>(team)
         .execute(conn)
         .await?;
-    diesel::sql_query(
+    prepared(
         "INSERT INTO membership_removals (user_id, team_id, removed_at, provider_updated_at) VALUES ($1, $2, now(), $3) \
          ON CONFLICT (user_id, team_id) DO UPDATE SET removed_at = now(), \
            provider_updated_at = GREATEST(membership_removals.provider_updated_at, EXCLUDED.provider_updated_at)",
@@ -199,7 +194,7 @@ async fn delete_organization(
     conn: &mut AsyncPgConnection,
     team: &TeamId,
 ) -> Result<Vec<TeamId>, diesel::result::Error> {
-    diesel::sql_query(
+    prepared(
         "INSERT INTO teams (id, deleted_at) VALUES ($1, now()) \
          ON CONFLICT (id) DO UPDATE SET deleted_at = COALESCE(teams.deleted_at, now())",
     )

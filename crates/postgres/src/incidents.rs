@@ -1,6 +1,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel::sql_types::{Text, Timestamptz};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId, UserId};
 use opsd_incidents::{
     Comment, ContactChoice, ContactId, CreateIncidentError, Cursor, Incident, IncidentDetail, IncidentFilter,
@@ -11,10 +12,11 @@ use uuid::Uuid;
 
 use crate::contacts::insert_contact;
 use crate::error::{TxError, corrupt};
+use crate::prepared::prepared;
 use crate::schema::{contacts, incident_comments, incident_status_changes, incidents, locations};
 use crate::{Db, store_error};
 
-#[derive(Queryable, Selectable)]
+#[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = incidents)]
 #[diesel(check_for_backend(diesel::pg::Pg))]
 struct IncidentRow {
@@ -93,6 +95,48 @@ impl PgIncidentStore {
 
 fn in_team(team: &TeamId, id: IncidentId) -> incidents::BoxedQuery<'static, diesel::pg::Pg> {
     incidents::table.filter(incidents::id.eq(id.0).and(incidents::team_id.eq(team.as_str().to_owned()))).into_boxed()
+}
+
+/// A status change in one statement: the row is locked, and the change recorded with the status it
+/// replaced, only when the status differs; the incident as it now stands either way.
+const CHANGE_STATUS: &str = "\
+    WITH old AS (
+        SELECT * FROM incidents WHERE id = $1 AND team_id = $2 FOR UPDATE
+    ), changed AS (
+        UPDATE incidents SET status = $3, updated_at = $5 FROM old
+        WHERE incidents.id = old.id AND old.status <> $3
+        RETURNING incidents.*
+    ), recorded AS (
+        INSERT INTO incident_status_changes (id, incident_id, from_status, to_status, changed_by, changed_at)
+        SELECT $6, old.id, old.status, $3, $4, $5 FROM old JOIN changed ON changed.id = old.id
+    )
+    SELECT id, team_id, location_id, type AS incident_type, severity, status, notes, media_urls, contact_id,
+           reported_by, created_at, updated_at
+    FROM (SELECT * FROM changed UNION ALL SELECT * FROM old WHERE old.status = $3) answer";
+
+impl PgIncidentStore {
+    /// [`IncidentStore::change_status`] on a given connection.
+    pub async fn change_status_on(
+        conn: &mut AsyncPgConnection,
+        team: &TeamId,
+        incident: IncidentId,
+        status: Status,
+        by: &UserId,
+        at: OffsetDateTime,
+    ) -> Result<Option<Incident>, StoreError> {
+        let row: Option<IncidentRow> = prepared(CHANGE_STATUS)
+            .bind::<diesel::sql_types::Uuid, _>(incident.0)
+            .bind::<Text, _>(team.as_str())
+            .bind::<Text, _>(status.as_str())
+            .bind::<Text, _>(by.as_str())
+            .bind::<Timestamptz, _>(at)
+            .bind::<diesel::sql_types::Uuid, _>(Uuid::now_v7())
+            .get_result(conn)
+            .await
+            .optional()
+            .map_err(store_error)?;
+        row.map(Incident::try_from).transpose()
+    }
 }
 
 #[async_trait]
@@ -199,42 +243,7 @@ impl IncidentStore for PgIncidentStore {
         at: OffsetDateTime,
     ) -> Result<Option<Incident>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let row = conn
-            .transaction::<Option<IncidentRow>, diesel::result::Error, _>(async |conn| {
-                let Some(current) = incidents::table
-                    .filter(incidents::id.eq(incident.0).and(incidents::team_id.eq(team.as_str())))
-                    .select(IncidentRow::as_select())
-                    .for_update()
-                    .first::<IncidentRow>(conn)
-                    .await
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                if current.status == status.as_str() {
-                    return Ok(Some(current));
-                }
-                diesel::insert_into(incident_status_changes::table)
-                    .values((
-                        incident_status_changes::id.eq(Uuid::now_v7()),
-                        incident_status_changes::incident_id.eq(incident.0),
-                        incident_status_changes::from_status.eq(&current.status),
-                        incident_status_changes::to_status.eq(status.as_str()),
-                        incident_status_changes::changed_by.eq(by.as_str()),
-                        incident_status_changes::changed_at.eq(at),
-                    ))
-                    .execute(conn)
-                    .await?;
-                let updated = diesel::update(incidents::table.find(incident.0))
-                    .set((incidents::status.eq(status.as_str()), incidents::updated_at.eq(at)))
-                    .returning(IncidentRow::as_returning())
-                    .get_result(conn)
-                    .await?;
-                Ok(Some(updated))
-            })
-            .await
-            .map_err(store_error)?;
-        row.map(Incident::try_from).transpose()
+        Self::change_status_on(&mut conn, team, incident, status, by, at).await
     }
 
     async fn list(

@@ -8,6 +8,7 @@ use opsd_jobs::{JobActivity, JobHistory, JobLease, JobLocks, JobRunStore, JobSta
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::prepared::prepared;
 use crate::schema::job_runs;
 use crate::{Db, store_error};
 
@@ -32,7 +33,7 @@ impl PgJobLocks {
 impl JobLocks for PgJobLocks {
     async fn try_acquire(&self, job: &str) -> Result<Option<Box<dyn JobLease>>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let locked: Locked = diesel::sql_query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked")
+        let locked: Locked = prepared("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked")
             .bind::<Text, _>(job)
             .get_result(&mut conn)
             .await
@@ -50,7 +51,7 @@ struct PgJobLease {
 impl JobLease for PgJobLease {
     async fn release(mut self: Box<Self>) {
         let Some(mut conn) = self.conn.take() else { return };
-        let unlocked = diesel::sql_query("SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS locked")
+        let unlocked = prepared("SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS locked")
             .bind::<Text, _>(&self.job)
             .get_result::<Locked>(&mut conn)
             .await;
@@ -154,7 +155,7 @@ impl JobHistory for PgJobRunStore {
     /// `job_runs_job_started_idx`, so the page costs the same however long the history grows.
     async fn activity(&self, jobs: &[String], since: OffsetDateTime) -> Result<Vec<JobActivity>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let rows: Vec<ActivityRow> = diesel::sql_query(
+        let rows: Vec<ActivityRow> = prepared(
             "SELECT j.job, l.status, l.started_at, l.finished_at, l.summary, c.runs, c.failures \
              FROM unnest($1::text[]) WITH ORDINALITY AS j (job, position) \
              LEFT JOIN LATERAL (SELECT status, started_at, finished_at, summary FROM job_runs \

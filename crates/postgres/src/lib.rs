@@ -16,6 +16,7 @@ mod memberships;
 mod nudges;
 mod planning;
 mod pool;
+mod prepared;
 mod punches;
 mod push;
 mod reports;
@@ -27,7 +28,8 @@ mod tls;
 pub use analytics::PgAnalyticsStore;
 pub use assistant::{PgThreadStore, PgUsageStore};
 pub use cache_bus::{
-    CACHE_CHANNEL, InvalidationHandler, InvalidationListener, PgTeamCacheInvalidation, connect_invalidation_listener,
+    CACHE_CHANNEL, InvalidationHandler, InvalidationListener, PgTeamCacheInvalidation, SIGN_IN_CHANNEL,
+    connect_invalidation_listener,
 };
 pub use contacts::PgContactStore;
 pub use coupons::{PgCouponStore, PgExpiryStore};

@@ -6,6 +6,7 @@ use opsd_core::{StoreError, TeamMembership, UserId};
 use opsd_identity::{MembershipStore, SignInOutcome};
 
 use crate::error::corrupt;
+use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 pub struct PgMembershipStore {
@@ -31,7 +32,7 @@ impl PgMembershipStore {
             #[diesel(sql_type = Text)]
             outcome: String,
         }
-        let recorded: Recorded = diesel::sql_query("SELECT record_sign_in($1, $2, $3, $4) AS outcome")
+        let recorded: Recorded = prepared("SELECT record_sign_in($1, $2, $3, $4) AS outcome")
             .bind::<Text, _>(user.as_str())
             .bind::<Nullable<Text>, _>(membership.map(|m| m.team_id.as_str()))
             .bind::<Nullable<Text>, _>(membership.map(|m| m.role.as_str()))

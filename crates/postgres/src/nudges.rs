@@ -9,6 +9,7 @@ use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
+use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 pub struct PgNudgeStore {
@@ -44,7 +45,7 @@ impl NudgeStore for PgNudgeStore {
             chat_webhook_url: Option<String>,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Row> = diesel::sql_query(
+        let rows: Vec<Row> = prepared(
             "SELECT l.id, l.team_id, l.name, l.timezone, t.chat_webhook_url FROM locations l JOIN teams t ON t.id = l.team_id \
              WHERE $1::text IS NULL OR l.team_id = $1 ORDER BY l.id",
         )
@@ -79,7 +80,7 @@ impl NudgeStore for PgNudgeStore {
             hour: i32,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Start> = diesel::sql_query(
+        let rows: Vec<Start> = prepared(
             "SELECT business_date, extract(hour FROM start_at AT TIME ZONE $2)::int AS hour FROM schedule_shifts \
              WHERE location_id = $1 AND NOT is_draft AND business_date BETWEEN $3 AND $4",
         )
@@ -107,15 +108,14 @@ impl NudgeStore for PgNudgeStore {
             shift: String,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Filed> = diesel::sql_query(
-            "SELECT date, shift FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3",
-        )
-        .bind::<SqlUuid, _>(location.0)
-        .bind::<SqlDate, _>(from)
-        .bind::<SqlDate, _>(to)
-        .load(&mut conn)
-        .await
-        .map_err(store_error)?;
+        let rows: Vec<Filed> =
+            prepared("SELECT date, shift FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
+                .bind::<SqlUuid, _>(location.0)
+                .bind::<SqlDate, _>(from)
+                .bind::<SqlDate, _>(to)
+                .load(&mut conn)
+                .await
+                .map_err(store_error)?;
         Ok(rows.into_iter().filter_map(|r| Some((r.date, ReportShift::parse(&r.shift)?))).collect())
     }
 
@@ -127,7 +127,7 @@ impl NudgeStore for PgNudgeStore {
         }
         let mut conn = self.db.conn().await?;
         let rows: Vec<Filed> =
-            diesel::sql_query("SELECT date FROM manager_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
+            prepared("SELECT date FROM manager_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
                 .bind::<SqlUuid, _>(location.0)
                 .bind::<SqlDate, _>(from)
                 .bind::<SqlDate, _>(to)
@@ -146,7 +146,7 @@ impl NudgeStore for PgNudgeStore {
         at: OffsetDateTime,
     ) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        let inserted = diesel::sql_query(
+        let inserted = prepared(
             "INSERT INTO nudges (kind, target, period, team_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
         )
         .bind::<Text, _>(kind)
@@ -162,7 +162,7 @@ impl NudgeStore for PgNudgeStore {
 
     async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("UPDATE nudges SET delivered = true WHERE kind = $1 AND target = $2 AND period = $3")
+        prepared("UPDATE nudges SET delivered = true WHERE kind = $1 AND target = $2 AND period = $3")
             .bind::<Text, _>(kind)
             .bind::<Text, _>(target)
             .bind::<Text, _>(period)
@@ -183,7 +183,7 @@ impl NudgeStore for PgNudgeStore {
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "INSERT INTO compliance_weeks (location_id, week_start, expected_shift_reports, filed_shift_reports, \
                                            expected_manager_reports, filed_manager_reports, computed_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (location_id, week_start) DO UPDATE SET \
@@ -211,7 +211,7 @@ impl NudgeStore for PgNudgeStore {
             hero: String,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Hero> = diesel::sql_query(
+        let rows: Vec<Hero> = prepared(
             "SELECT hero FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3 AND hero IS NOT NULL ORDER BY created_at, id",
         )
         .bind::<SqlUuid, _>(location.0)
@@ -232,7 +232,7 @@ impl NudgeStore for PgNudgeStore {
         at: OffsetDateTime,
     ) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        let inserted: Option<Inserted> = diesel::sql_query(
+        let inserted: Option<Inserted> = prepared(
             "INSERT INTO mvp_awards (location_id, week_start, names, mentions, created_at) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT DO NOTHING RETURNING true AS inserted",
         )
@@ -250,7 +250,7 @@ impl NudgeStore for PgNudgeStore {
 
     async fn mvp_posted(&self, location: LocationId, week_start: Date) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("UPDATE mvp_awards SET posted = true WHERE location_id = $1 AND week_start = $2")
+        prepared("UPDATE mvp_awards SET posted = true WHERE location_id = $1 AND week_start = $2")
             .bind::<SqlUuid, _>(location.0)
             .bind::<SqlDate, _>(week_start)
             .execute(&mut conn)
@@ -389,7 +389,7 @@ impl AnnouncementStore for PgAnnouncementStore {
             attempts: i32,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Claimed> = diesel::sql_query(
+        let rows: Vec<Claimed> = prepared(
             "UPDATE announcement_pushes q SET available_at = $2, attempts = q.attempts + 1 \
              FROM announcements a \
              WHERE a.id = q.announcement_id AND (q.announcement_id, q.user_id) IN ( \
@@ -418,7 +418,7 @@ impl AnnouncementStore for PgAnnouncementStore {
 
     async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "UPDATE announcement_pushes SET state = 'done', devices = $3, last_error = NULL \
              WHERE announcement_id = $1 AND user_id = $2",
         )
@@ -439,7 +439,7 @@ impl AnnouncementStore for PgAnnouncementStore {
         error: &str,
     ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "UPDATE announcement_pushes SET last_error = $3, \
                state = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, \
                available_at = COALESCE($4, available_at) \

@@ -13,6 +13,7 @@ use time::{Date, Duration, OffsetDateTime};
 
 use crate::analytics::{ScopeGoalRow, goals_in_scope, scope_and_goals_query};
 use crate::error::corrupt;
+use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 /// Published shifts of the scope, per (date, department), by the labor rule (migration 000016).
@@ -133,7 +134,7 @@ fn department(raw: &str) -> Result<Department, StoreError> {
 /// A statement over the scope and a date range: `$1` team, `$2` location or NULL, `$3`..`$4` dates.
 macro_rules! ranged {
     ($sql:expr, $team:expr, $location:expr, $from:expr, $to:expr) => {
-        diesel::sql_query($sql)
+        prepared($sql)
             .bind::<Text, _>($team.as_str())
             .bind::<Nullable<SqlUuid>, _>($location.map(|l: LocationId| l.0))
             .bind::<SqlDate, _>($from)

@@ -1,3 +1,4 @@
+use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::ConnectionError;
@@ -7,6 +8,7 @@ use diesel_async::{AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnecti
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use opsd_core::StoreError;
 use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::tls::PgConnect;
 
@@ -22,10 +24,36 @@ pub struct DbConfig {
     pub statement_timeout: Duration,
 }
 
+/// How long a bulk write waits for its turn ([`Db::bulk_conn`]) before it is answered 503.
+pub const BULK_WAIT: Duration = Duration::from_secs(30);
+
 /// The connection pool, shared by every adapter.
 #[derive(Clone)]
 pub struct Db {
     pool: Pool<AsyncPgConnection>,
+    /// Turns for bulk writes: a third of the pool, so a burst of uploads leaves the rest to
+    /// interactive requests.
+    bulk: Arc<Semaphore>,
+}
+
+/// A pooled connection held for a bulk write, with its turn.
+pub struct BulkConn {
+    conn: Object<AsyncPgConnection>,
+    _turn: OwnedSemaphorePermit,
+}
+
+impl std::ops::Deref for BulkConn {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for BulkConn {
+    fn deref_mut(&mut self) -> &mut AsyncPgConnection {
+        &mut self.conn
+    }
 }
 
 impl Db {
@@ -76,7 +104,19 @@ impl Db {
             .runtime(deadpool::Runtime::Tokio1)
             .build()
             .map_err(|error| StoreError::Unknown(error.to_string()))?;
-        Ok(Self { pool })
+        let bulk = Arc::new(Semaphore::new((config.max_connections / 3).max(1)));
+        Ok(Self { pool, bulk })
+    }
+
+    /// A connection for a write of many rows, which may hold it for seconds: at most a third of the
+    /// pool at once. Others wait their turn in order, up to [`BULK_WAIT`], instead of taking every
+    /// connection and turning interactive requests away.
+    pub async fn bulk_conn(&self) -> Result<BulkConn, StoreError> {
+        let turn = tokio::time::timeout(BULK_WAIT, self.bulk.clone().acquire_owned())
+            .await
+            .map_err(|_| StoreError::Unavailable("no turn for a bulk write within 30 s".into()))?
+            .map_err(|_| StoreError::Unavailable("the pool is closed".into()))?;
+        Ok(BulkConn { conn: self.conn().await?, _turn: turn })
     }
 
     pub async fn conn(&self) -> Result<Object<AsyncPgConnection>, StoreError> {

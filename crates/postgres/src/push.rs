@@ -7,6 +7,7 @@ use opsd_push::{MemberDirectory, RateLimited, RateLimiter, StoredSubscription, S
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 pub struct PgSubscriptionStore {
@@ -39,7 +40,7 @@ struct SubscriptionRow {
 impl SubscriptionStore for PgSubscriptionStore {
     async fn upsert(&self, user: &UserId, subscription: &Subscription, at: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query(
+        prepared(
             "INSERT INTO push_subscriptions (id, user_id, endpoint, p256dh, auth, expiration_time, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7) \
              ON CONFLICT (endpoint) DO UPDATE SET user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, \
@@ -60,7 +61,7 @@ impl SubscriptionStore for PgSubscriptionStore {
 
     async fn delete(&self, user: &UserId, endpoint: &str) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        let deleted = diesel::sql_query("DELETE FROM push_subscriptions WHERE user_id = $1 AND endpoint = $2")
+        let deleted = prepared("DELETE FROM push_subscriptions WHERE user_id = $1 AND endpoint = $2")
             .bind::<Text, _>(user.as_str())
             .bind::<Text, _>(endpoint)
             .execute(&mut conn)
@@ -71,7 +72,7 @@ impl SubscriptionStore for PgSubscriptionStore {
 
     async fn delete_expired(&self, user: &UserId, now: OffsetDateTime) -> Result<u32, StoreError> {
         let mut conn = self.db.conn().await?;
-        let deleted = diesel::sql_query("DELETE FROM push_subscriptions WHERE user_id = $1 AND expiration_time <= $2")
+        let deleted = prepared("DELETE FROM push_subscriptions WHERE user_id = $1 AND expiration_time <= $2")
             .bind::<Text, _>(user.as_str())
             .bind::<Timestamptz, _>(now)
             .execute(&mut conn)
@@ -82,7 +83,7 @@ impl SubscriptionStore for PgSubscriptionStore {
 
     async fn of_user(&self, user: &UserId) -> Result<Vec<StoredSubscription>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let rows: Vec<SubscriptionRow> = diesel::sql_query(
+        let rows: Vec<SubscriptionRow> = prepared(
             "SELECT id, user_id, endpoint, p256dh, auth, expiration_time FROM push_subscriptions WHERE user_id = $1 ORDER BY id",
         )
         .bind::<Text, _>(user.as_str())
@@ -106,7 +107,7 @@ impl SubscriptionStore for PgSubscriptionStore {
 
     async fn delete_by_id(&self, id: Uuid) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
-        diesel::sql_query("DELETE FROM push_subscriptions WHERE id = $1")
+        prepared("DELETE FROM push_subscriptions WHERE id = $1")
             .bind::<SqlUuid, _>(id)
             .execute(&mut conn)
             .await
@@ -134,7 +135,7 @@ impl MemberDirectory for PgMemberDirectory {
             found: bool,
         }
         let mut conn = self.db.conn().await?;
-        let found: Found = diesel::sql_query(
+        let found: Found = prepared(
             "SELECT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id \
                             WHERE m.team_id = $1 AND m.user_id = $2 AND u.deleted_at IS NULL) AS found",
         )
@@ -153,7 +154,7 @@ impl MemberDirectory for PgMemberDirectory {
             user_id: String,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Member> = diesel::sql_query(
+        let rows: Vec<Member> = prepared(
             "SELECT m.user_id FROM memberships m JOIN users u ON u.id = m.user_id \
              WHERE m.team_id = $1 AND m.role = 'admin' AND u.deleted_at IS NULL ORDER BY m.user_id",
         )
@@ -186,7 +187,7 @@ impl RateLimiter for PgRateLimiter {
             wait: i32,
         }
         let mut conn = self.db.conn().await?;
-        let wait: Wait = diesel::sql_query("SELECT rate_limit_hit($1, $2, interval '1 minute', $3) AS wait")
+        let wait: Wait = prepared("SELECT rate_limit_hit($1, $2, interval '1 minute', $3) AS wait")
             .bind::<Text, _>(key)
             .bind::<Int4, _>(i32::try_from(limit).unwrap_or(i32::MAX))
             .bind::<Timestamptz, _>(now)

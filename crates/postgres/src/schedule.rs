@@ -12,6 +12,7 @@ use opsd_scheduling::{
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
+use crate::prepared::prepared;
 use crate::schema::{locations, schedule_shifts};
 use crate::shifts::upsert_shifts;
 use crate::{Db, store_error};
@@ -124,7 +125,7 @@ impl ScheduleStore for PgScheduleStore {
             department: String,
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Role> = diesel::sql_query("SELECT provider_role_id, name, department FROM scheduler_roles")
+        let rows: Vec<Role> = prepared("SELECT provider_role_id, name, department FROM scheduler_roles")
             .load(&mut conn)
             .await
             .map_err(store_error)?;
@@ -197,6 +198,8 @@ impl ScheduleStore for PgScheduleStore {
             outcome: String,
         }
         let mut conn = self.db.conn().await?;
+        // Planned afresh each time: the best plan depends on how many roles arrive, which a
+        // generic plan would not see.
         let outcomes: Vec<Outcome> = diesel::sql_query(
             "WITH incoming AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) \
                                AS i(provider_role_id, provider_location_id, name, department)), \

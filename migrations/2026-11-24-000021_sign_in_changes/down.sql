@@ -1,0 +1,10 @@
+DROP TRIGGER teams_removed ON teams;
+DROP TRIGGER teams_inserted_deleted ON teams;
+DROP TRIGGER teams_deleted_changed ON teams;
+DROP TRIGGER membership_removals_changed ON membership_removals;
+DROP TRIGGER memberships_removed ON memberships;
+DROP TRIGGER memberships_role_changed ON memberships;
+DROP TRIGGER users_removed ON users;
+DROP TRIGGER users_inserted_deleted ON users;
+DROP TRIGGER users_deleted_changed ON users;
+DROP FUNCTION announce_sign_in_change();
