@@ -6,8 +6,11 @@ use opsd::{Application, seed, telemetry};
 
 const USAGE: &str = "usage: opsd [serve|migrate|openapi|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]]";
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    opsd::runtime::background()?.block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     // A missing .env is normal; a malformed one is not.
     if let Err(error) = dotenvy::dotenv()
         && !error.not_found()
