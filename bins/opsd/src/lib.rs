@@ -13,7 +13,6 @@ mod middleware;
 mod openapi;
 mod request_rules;
 mod routes;
-pub mod runtime;
 pub mod seed;
 mod startup;
 mod state;

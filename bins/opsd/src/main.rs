@@ -6,11 +6,8 @@ use opsd::{Application, seed, telemetry};
 
 const USAGE: &str = "usage: opsd [serve|migrate|openapi|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]]";
 
-fn main() -> anyhow::Result<()> {
-    opsd::runtime::background()?.block_on(run())
-}
-
-async fn run() -> anyhow::Result<()> {
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
     // A missing .env is normal; a malformed one is not.
     if let Err(error) = dotenvy::dotenv()
         && !error.not_found()
