@@ -63,7 +63,10 @@ impl Application {
     /// Connects to the database, runs the migrations, wires the services, starts the background
     /// tasks and binds the listener (port 0 picks a free port; `port()` tells which).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        let db = connect_database(&config).await?;
+        let mut db = connect_database(&config).await?;
+        let workers = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+        db.split_for_workers(workers);
+        let worker_db = db.clone();
         let metrics = web::Data::new(HttpMetrics::new());
         let supervisor = Supervisor::new(&metrics.registry);
         let (state, background) = wire(&config, db, &supervisor).await?;
@@ -72,6 +75,9 @@ impl Application {
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
         let port = listener.local_addr()?.port();
         let server = HttpServer::new(move || {
+            if let Err(error) = worker_db.attach_worker() {
+                tracing::error!(%error, "this worker uses the shared connection pool");
+            }
             App::new()
                 .app_data(state.clone())
                 .app_data(metrics.clone())
@@ -84,6 +90,7 @@ impl Application {
                 .wrap(from_fn(record_metrics))
                 .wrap(from_fn(request_id))
         })
+        .workers(workers)
         .listen(listener)?
         .shutdown_timeout(30)
         .run();

@@ -247,7 +247,8 @@ impl AnalyticsStore for PgAnalyticsStore {
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<WeekData>, StoreError> {
-        let mut conn = self.db.conn().await?;
+        // One round trip of three short reads: the worker's own connection (see `Db::worker_conn`).
+        let mut conn = self.db.worker_conn().await?;
         Self::week_on(&mut conn, team, location, week).await
     }
 
