@@ -199,10 +199,12 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
     }
 }
 
-/// Two connections per core and two spare (the usual sizing for a server whose database shares the
-/// machine's cores): more connections than the cores can run only make the requests' database
-/// work wait on each other. Measured on 2 cores at 32 concurrent uncached reports: 4 to 6
-/// connections gave a p99 of 23 to 27 ms, 16 gave 43 to 64 ms at the same throughput.
+/// For the shared pool, two connections per core and two spare (the usual sizing for a server whose
+/// database shares the machine's cores): more connections than the cores can run only make the
+/// requests' database work wait on each other. Measured on 2 cores at 32 concurrent uncached
+/// reports: 4 to 6 connections gave a p99 of 23 to 27 ms, 16 gave 43 to 64 ms at the same
+/// throughput. Plus one per core for the HTTP workers' own connections (`Db::split_for_workers`,
+/// one worker per core): taken out of the 6, they left the write routes about 10% slower.
 fn default_pool_size() -> usize {
-    std::thread::available_parallelism().map_or(2, |cores| cores.get()) * 2 + 2
+    std::thread::available_parallelism().map_or(2, |cores| cores.get()) * 3 + 2
 }

@@ -91,8 +91,11 @@ impl Db {
             acquire_timeout: config.acquire_timeout,
             statement_timeout_ms: config.statement_timeout.as_millis(),
         });
-        // The shared pool's connections are driven by the runtime that built it, which lives until
-        // the process ends, whichever runtime later uses them.
+        // A connection's driver task runs on the runtime that established it. The server's workers
+        // each have a runtime of their own, and one that stops first at shutdown would take the
+        // shared connections it made with it while another worker still uses them ("connection
+        // closed"); so they are established on the runtime that built the pool, which lives until
+        // the process ends.
         let runtime = tokio::runtime::Handle::try_current().ok();
         let pool = setup.pool(config.max_connections, runtime)?;
         let bulk = Arc::new(Semaphore::new((config.max_connections / 3).max(1)));
@@ -140,7 +143,7 @@ impl Db {
     }
 
     /// A connection for a write of many rows, which may hold it for seconds: at most a third of the
-    /// pool at once. Others wait their turn in order, up to [`BULK_WAIT`], instead of taking every
+    /// budget at once. Others wait their turn in order, up to [`BULK_WAIT`], instead of taking every
     /// connection and turning interactive requests away.
     pub async fn bulk_conn(&self) -> Result<BulkConn, StoreError> {
         let turn = tokio::time::timeout(BULK_WAIT, self.bulk.clone().acquire_owned())
