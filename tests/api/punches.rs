@@ -65,7 +65,9 @@ async fn punches_sync_with_their_breaks_local_days_and_approval_then_follow_edit
     // 23:00 to 07:00 in Chicago (UTC−6): the clock-in's local day, one day before the UTC one.
     let overnight = punch(2, 8, 4, &ago(3, "05:00:00"), Some(&ago(3, "13:00:00")), true);
     let unapproved = punch(3, 7, 3, &ago(1, "16:00:00"), Some(&ago(1, "20:00:00")), false);
-    let open = punch(4, 8, 4, &ago(0, "00:00:00"), None, true);
+    // Clocked in at least two hours before any test run, so the second sync's hour of overlap never
+    // lists it again (at 00:00 UTC it did, between midnight and one).
+    let open = punch(4, 8, 4, &ago(1, "22:00:00"), None, true);
     let too_old = punch(5, 7, 3, &ago(70, "16:00:00"), Some(&ago(70, "20:00:00")), true);
     setup.provider.fake.set_punches("100", vec![with_breaks.clone(), overnight, unapproved.clone(), open, too_old]);
 
