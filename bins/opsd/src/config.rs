@@ -206,5 +206,10 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
 /// throughput. Plus one per core for the HTTP workers' own connections (`Db::split_for_workers`,
 /// one worker per core): taken out of the 6, they left the write routes about 10% slower.
 fn default_pool_size() -> usize {
-    std::thread::available_parallelism().map_or(2, |cores| cores.get()) * 3 + 2
+    http_workers() * 3 + 2
+}
+
+/// One HTTP worker per core, as actix-web's own default (two when the count cannot be read).
+pub fn http_workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |cores| cores.get())
 }

@@ -41,7 +41,7 @@ use opsd_teams::TeamService;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::task::JoinHandle;
 
-use crate::config::Config;
+use crate::config::{Config, http_workers};
 use crate::extract::json::BODY_LIMIT;
 use crate::jobs::{self, Jobs};
 use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id, security_headers};
@@ -64,7 +64,7 @@ impl Application {
     /// tasks and binds the listener (port 0 picks a free port; `port()` tells which).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let mut db = connect_database(&config).await?;
-        let workers = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+        let workers = http_workers();
         db.split_for_workers(workers);
         let worker_db = db.clone();
         let metrics = web::Data::new(HttpMetrics::new());

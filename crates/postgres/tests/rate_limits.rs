@@ -50,3 +50,34 @@ async fn racing_callers_on_several_connections_share_the_limit() {
     let admitted = futures::future::join_all(calls).await.into_iter().filter(|r| *r.as_ref().unwrap()).count();
     assert_eq!(admitted, 10);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_keeps_one_row_holding_only_the_calls_of_its_last_window() {
+    let database = TestDatabase::new().await;
+    let limiter = limiter(database.url());
+    let start = OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap();
+    // Three minutes of a call every two seconds, each refused call included.
+    for i in 0..90 {
+        limiter.hit("busy", 20, start + time::Duration::seconds(2 * i)).await.unwrap().ok();
+    }
+    limiter.hit("quiet", 20, start + time::Duration::seconds(178)).await.unwrap().unwrap();
+    let (client, connection) = tokio_postgres::connect(database.url(), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let last_call = start.unix_timestamp() + 178;
+    let rows = client
+        .query(
+            &format!(
+                "SELECT key, cardinality(hits) AS kept, \
+                        (SELECT min(at) FROM unnest(hits) AS at) > to_timestamp({last_call}) - interval '1 minute' AS recent \
+                 FROM rate_limits ORDER BY key"
+            ),
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| (row.get::<_, String>("key"), row.get::<_, i32>("kept"), row.get::<_, bool>("recent")))
+        .collect::<Vec<_>>();
+    // The busy key keeps its last 20 admitted calls, all within the minute before its last call.
+    assert_eq!(rows, [("busy".to_owned(), 20, true), ("quiet".to_owned(), 1, true)]);
+}
