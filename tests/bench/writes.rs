@@ -193,8 +193,10 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             expected: 200,
             yardstick: "push_subscribe",
             make: Arc::new(move |client, slot: Slot| {
-                // Consecutive requests are different users, as a yardstick transaction's key is.
-                let token = &push_tokens[(slot.seq % PUSH_USERS) as usize];
+                // Concurrent requests are different users, as the yardstick's keys are, and a
+                // mixed load's share of them still goes round all the users.
+                let user = (slot.connection as u64 + CONNECTIONS as u64 * slot.n) % PUSH_USERS;
+                let token = &push_tokens[user as usize];
                 let body = format!(
                     r#"{{"endpoint":"http://127.0.0.1:9/push/{}","keys":{{"p256dh":"{P256DH}","auth":"{AUTH}"}}}}"#,
                     slot.seq
