@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{Clock, SystemClock};
-use opsd_coupons::{ExpiryStore, ExpirySweep};
+use opsd_coupons::{ExpiryStore, ExpirySweep, SweepReport};
 use opsd_postgres::{Db, DbConfig, PgExpiryStore};
 use opsd_test_db::{CountQueries, TestDatabase};
 use uuid::Uuid;
@@ -51,17 +51,21 @@ async fn count(conn: &mut AsyncPgConnection, sql: &str) -> i64 {
     diesel::sql_query(sql).get_result::<Count>(conn).await.unwrap().n
 }
 
+/// Two instances (two pools, no job lock between them) sweeping at the same time.
+async fn two_instances_sweep(url: &str) -> (SweepReport, SweepReport) {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let first = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(url))), clock.clone());
+    let second = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(url))), clock);
+    let (a, b) = futures::join!(first.run(Uuid::now_v7()), second.run(Uuid::now_v7()));
+    (a.unwrap(), b.unwrap())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_sweeps_racing_expire_each_reservation_exactly_once() {
     let database = TestDatabase::new().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     seed(&mut conn, 1_000, 50).await;
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    // Two instances: two pools, two sweeps, no job lock between them.
-    let first = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(database.url()))), clock.clone());
-    let second = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(database.url()))), clock);
-    let (a, b) = futures::join!(first.run(Uuid::now_v7()), second.run(Uuid::now_v7()));
-    let (a, b) = (a.unwrap(), b.unwrap());
+    let (a, b) = two_instances_sweep(database.url()).await;
     assert_eq!(a.expired + b.expired, 1_000, "{a:?} {b:?}");
     assert_eq!(a.accepted_events + b.accepted_events, 1_000);
     assert_eq!((a.duplicate_events, b.duplicate_events), (0, 0));
@@ -181,4 +185,75 @@ async fn one_statement_runs_many_batches_each_its_own_transaction() {
     assert_eq!(transactions, 21);
     assert_eq!(count(&mut conn, "SELECT held::bigint AS n FROM coupon_offers").await, 10);
     assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_expiry_events").await, 2_050);
+}
+
+/// `offers` more offers of the seeded location, and `due` reservations due a minute ago spread over
+/// them in turn.
+async fn seed_offers(conn: &mut AsyncPgConnection, offers: u32, due: u32) {
+    conn.batch_execute(&format!(
+        "INSERT INTO coupon_offers (id, team_id, location_id, name, capacity, held, created_at)
+           SELECT ('00000000-0000-7000-8000-' || lpad(o::text, 12, '0'))::uuid, 'org_1',
+                  '00000000-0000-7000-8000-0000000000a1', 'Offer ' || o, {due}, 0, now()
+           FROM generate_series(1, {offers}) o;
+         INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
+           SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad((n % {offers} + 1)::text, 12, '0'))::uuid,
+                  'spread-' || n, 'active', now() - interval '1 minute', now()
+           FROM generate_series(1, {due}) n;
+         UPDATE coupon_offers o SET held = (SELECT count(*) FROM coupon_reservations r WHERE r.offer_id = o.id AND r.state = 'active');"
+    ))
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_releases_each_offer_by_its_own_count_in_the_same_transaction() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 10, 4).await;
+    seed_offers(&mut conn, 3, 60).await;
+    let store = PgExpiryStore::new(db(database.url()));
+
+    let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
+    assert_eq!((batch.batches, batch.expired, batch.accepted_events), (1, 70, 70));
+    let held = count(
+        &mut conn,
+        "SELECT sum(held)::bigint AS n FROM coupon_offers WHERE id <> '00000000-0000-7000-8000-0000000000f1'",
+    )
+    .await;
+    assert_eq!(held, 0, "each of the three offers released its 20");
+    assert_eq!(
+        count(
+            &mut conn,
+            "SELECT held::bigint AS n FROM coupon_offers WHERE id = '00000000-0000-7000-8000-0000000000f1'"
+        )
+        .await,
+        4
+    );
+    // The four offers' releases committed with the 70 expiries, as one transaction.
+    let transactions = count(
+        &mut conn,
+        "SELECT count(DISTINCT x)::bigint AS n FROM (
+           SELECT xmin::text AS x FROM coupon_reservations WHERE state = 'expired'
+           UNION ALL SELECT xmin::text FROM coupon_offers) t",
+    )
+    .await;
+    assert_eq!(transactions, 1);
+    assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_sweeps_over_many_offers_release_each_reservation_once() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 0, 0).await;
+    seed_offers(&mut conn, 12, 3_000).await;
+    // Each instance sweeps two ranges side by side: four sessions releasing the same offers, every
+    // batch several of them.
+    let (a, b) = two_instances_sweep(database.url()).await;
+    assert_eq!(a.expired + b.expired, 3_000, "{a:?} {b:?}");
+    assert_eq!(a.accepted_events + b.accepted_events, 3_000);
+    assert_eq!(count(&mut conn, "SELECT sum(held)::bigint AS n FROM coupon_offers").await, 0);
+    assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_offers WHERE held <> 0").await, 0);
+    let store = PgExpiryStore::new(db(database.url()));
+    assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, 0);
 }
