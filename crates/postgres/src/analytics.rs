@@ -280,6 +280,10 @@ impl AnalyticsStore for PgAnalyticsStore {
                 }
                 // One statement for the whole batch, however large; planned afresh each time, as
                 // its best plan depends on the batch's size, which a generic plan would not see.
+                // In key order: the upsert locks each row as it writes it, and two uploads of the
+                // same rows in different orders each waited for a row the other held (deadlock).
+                let mut rows: Vec<&SalesRow> = rows.iter().collect();
+                rows.sort_unstable_by_key(|r| (r.location_id, r.date, r.block));
                 let written = diesel::sql_query(
                     "INSERT INTO sales_facts (location_id, date, block, food, beverage, other, guests, updated_at) \
                      SELECT *, now() FROM unnest($1::uuid[], $2::date[], $3::text[], $4::numeric[], $5::numeric[], \
@@ -287,7 +291,7 @@ impl AnalyticsStore for PgAnalyticsStore {
                      ON CONFLICT (location_id, date, block) DO UPDATE SET food = EXCLUDED.food, \
                        beverage = EXCLUDED.beverage, other = EXCLUDED.other, guests = EXCLUDED.guests, updated_at = now()",
                 )
-                .bind::<Array<SqlUuid>, _>(&location_ids)
+                .bind::<Array<SqlUuid>, _>(rows.iter().map(|r| r.location_id.0).collect::<Vec<_>>())
                 .bind::<Array<SqlDate>, _>(rows.iter().map(|r| r.date).collect::<Vec<_>>())
                 .bind::<Array<Text>, _>(rows.iter().map(|r| r.block.as_str()).collect::<Vec<_>>())
                 .bind::<Array<Numeric>, _>(rows.iter().map(|r| r.food).collect::<Vec<_>>())

@@ -1,0 +1,93 @@
+//! Sales uploads against a real database: two uploads of the same rows at once, in any order.
+
+use std::time::Duration;
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use opsd_core::{LocationId, TeamId};
+use opsd_optimization::{AnalyticsStore, Block, SalesRow};
+use opsd_postgres::{Db, DbConfig, PgAnalyticsStore};
+use opsd_test_db::TestDatabase;
+use rust_decimal::Decimal;
+use time::{Date, Month};
+use uuid::Uuid;
+
+const LOCATIONS: [Uuid; 2] = [
+    Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_00a1),
+    Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_00a2),
+];
+
+/// Every (location, day, block) of 200 days at both locations, with `food` as their sales.
+fn rows(food: i64) -> Vec<SalesRow> {
+    let first = Date::from_calendar_date(2026, Month::January, 1).unwrap();
+    let mut rows = Vec::new();
+    for location in LOCATIONS {
+        for day in 0..200 {
+            for block in [Block::Lunch, Block::Dinner, Block::LateNight] {
+                rows.push(SalesRow {
+                    location_id: LocationId(location),
+                    date: first + time::Duration::days(day),
+                    block,
+                    food: Decimal::from(food),
+                    beverage: Decimal::ONE,
+                    other: Decimal::ZERO,
+                    guests: Some(3),
+                });
+            }
+        }
+    }
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_uploads_of_the_same_rows_in_opposite_orders_both_land() {
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    conn.batch_execute(&format!(
+        "INSERT INTO teams (id) VALUES ('org_1');
+         INSERT INTO locations (id, team_id, name, slug, timezone)
+           VALUES ('{}', 'org_1', 'A', 'a', 'UTC'), ('{}', 'org_1', 'B', 'b', 'UTC');",
+        LOCATIONS[0], LOCATIONS[1]
+    ))
+    .await
+    .unwrap();
+    let store = PgAnalyticsStore::new(
+        Db::connect(&DbConfig {
+            url: database.url().into(),
+            max_connections: 8,
+            acquire_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(30),
+        })
+        .unwrap(),
+    );
+    let team = TeamId::new("org_1");
+
+    // A till resending its day while the back office uploads the same days newest first: each
+    // upsert locks the rows it writes, in the order it writes them.
+    for round in 1..=4 {
+        let forward = rows(round);
+        let mut backward = forward.clone();
+        backward.reverse();
+        let (a, b) = futures::join!(store.ingest_sales(&team, &forward), store.ingest_sales(&team, &backward));
+        assert_eq!((a.unwrap(), b.unwrap()), (1_200, 1_200), "round {round}");
+    }
+
+    #[derive(diesel::QueryableByName)]
+    struct Totals {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        facts: i64,
+        #[diesel(sql_type = diesel::sql_types::Numeric)]
+        food: Decimal,
+        #[diesel(sql_type = diesel::sql_types::Numeric)]
+        kept_food: Decimal,
+    }
+    let totals: Totals = diesel_async::RunQueryDsl::get_result(
+        diesel::sql_query(
+            "SELECT (SELECT count(*) FROM sales_facts) AS facts, (SELECT sum(food) FROM sales_facts) AS food,
+                    (SELECT sum(food) FROM team_daily_sales) AS kept_food",
+        ),
+        &mut conn,
+    )
+    .await
+    .unwrap();
+    assert_eq!((totals.facts, totals.food, totals.kept_food), (1_200, Decimal::from(4_800), Decimal::from(4_800)));
+}
