@@ -343,6 +343,10 @@ impl AnalyticsStore for PgAnalyticsStore {
             } else {
                 "(team_id, day_of_week) WHERE location_id IS NULL"
             };
+            // By weekday: two settings of the week in different orders would each hold a day
+            // the other waits for (deadlock).
+            let mut goals: Vec<&DayGoal> = goals.iter().collect();
+            goals.sort_unstable_by_key(|goal| goal.day_of_week);
             for goal in goals {
                 diesel::sql_query(format!(
                     "INSERT INTO labor_goals (team_id, location_id, day_of_week, sales_goal, labor_pct_target, splh_target) \

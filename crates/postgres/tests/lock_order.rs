@@ -1,10 +1,11 @@
-//! Sales uploads against a real database: two uploads of the same rows at once, in any order.
+//! Writes of many rows take their row locks in key order: two of them over the same rows, sent at
+//! once in different orders, both land instead of one failing with "deadlock detected".
 
 use std::time::Duration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{LocationId, TeamId};
-use opsd_optimization::{AnalyticsStore, Block, SalesRow};
+use opsd_optimization::{AnalyticsStore, Block, DayGoal, SalesRow};
 use opsd_postgres::{Db, DbConfig, PgAnalyticsStore};
 use opsd_test_db::TestDatabase;
 use rust_decimal::Decimal;
@@ -38,8 +39,8 @@ fn rows(food: i64) -> Vec<SalesRow> {
     rows
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn two_uploads_of_the_same_rows_in_opposite_orders_both_land() {
+/// A team of the two locations, and the store on a pool of its own.
+async fn seeded() -> (TestDatabase, AsyncPgConnection, PgAnalyticsStore) {
     let database = TestDatabase::new().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     conn.batch_execute(&format!(
@@ -59,6 +60,12 @@ async fn two_uploads_of_the_same_rows_in_opposite_orders_both_land() {
         })
         .unwrap(),
     );
+    (database, conn, store)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_uploads_of_the_same_rows_in_opposite_orders_both_land() {
+    let (_database, mut conn, store) = seeded().await;
     let team = TeamId::new("org_1");
 
     // A till resending its day while the back office uploads the same days newest first: each
@@ -90,4 +97,30 @@ async fn two_uploads_of_the_same_rows_in_opposite_orders_both_land() {
     .await
     .unwrap();
     assert_eq!((totals.facts, totals.food, totals.kept_food), (1_200, Decimal::from(4_800), Decimal::from(4_800)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_settings_of_the_week_goals_in_opposite_orders_both_land() {
+    let (_database, _conn, store) = seeded().await;
+    let team = TeamId::new("org_1");
+    for round in 1..=4 {
+        let forward: Vec<DayGoal> = (0..7)
+            .map(|day| DayGoal {
+                day_of_week: day,
+                sales_goal: Decimal::from(1_000 * round),
+                labor_pct_target: Decimal::from(25),
+                splh_target: Decimal::from(50),
+            })
+            .collect();
+        let mut backward = forward.clone();
+        backward.reverse();
+        for location in [None, Some(LocationId(LOCATIONS[0]))] {
+            let (a, b) =
+                futures::join!(store.set_goals(&team, location, &forward), store.set_goals(&team, location, &backward));
+            assert_eq!((a.unwrap(), b.unwrap()), (Some(()), Some(())), "round {round}, {location:?}");
+        }
+    }
+    let stored = store.goals(&team, Some(LocationId(LOCATIONS[0]))).await.unwrap().unwrap();
+    assert_eq!(stored.len(), 14, "seven team defaults and seven of the location: {stored:?}");
+    assert!(stored.iter().all(|goal| goal.sales_goal == Decimal::from(4_000)), "{stored:?}");
 }
