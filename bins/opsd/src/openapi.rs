@@ -126,7 +126,11 @@ impl Modify for ProblemResponses {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
         let problem = ResponseBuilder::new()
-            .description("An error, as RFC 9457 problem details")
+            .description(
+                "An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database \
+                 could not be reached, or rolled the transaction back for a deadlock, a serialization \
+                 failure or a lock timeout): the same request may be sent again.",
+            )
             .content(
                 "application/problem+json",
                 ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build(),

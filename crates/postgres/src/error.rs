@@ -2,10 +2,12 @@ use diesel::result::{DatabaseErrorKind, Error};
 use opsd_core::StoreError;
 
 /// Translates a driver error; the driver's text stays in the log side of `StoreError`.
-/// A driver error as the service sees it: a fault of the database or of the way to it (worth a
-/// retry, answered 503) or anything else (500).
+/// A driver error as the service sees it: a fault of the database or of the way to it, or a
+/// transaction that lost a race and was rolled back whole (worth a retry, answered 503), or anything
+/// else (500).
 pub fn store_error(error: Error) -> StoreError {
     match &error {
+        Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => StoreError::Unavailable(error.to_string()),
         // diesel-async reports every error without a SQLSTATE (the socket closed or failed) as
         // `UnableToSendCommand`.
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
@@ -18,10 +20,16 @@ pub fn store_error(error: Error) -> StoreError {
     }
 }
 
-/// The server's own words for a lost or refused session (SQLSTATE classes 08 and 57P, 53300) and a
-/// statement cut by `statement_timeout` (57014); diesel's error kinds do not carry the SQLSTATE.
+/// The server's own words for a lost or refused session (SQLSTATE classes 08 and 57P, 53300), a
+/// statement cut by `statement_timeout` (57014), and a transaction rolled back for a deadlock
+/// (40P01) or a lock it could not get in time (55P03); diesel's error kinds do not carry the
+/// SQLSTATE. Our own writes take their row locks in key order, so a deadlock means some other
+/// writer (an operator's SQL, say) did not: the client's retry finds the rows free.
 fn is_database_fault(message: &str) -> bool {
-    const FAULTS: [&str; 9] = [
+    const FAULTS: [&str; 12] = [
+        "deadlock detected",
+        "canceling statement due to lock timeout",
+        "could not obtain lock",
         "connection closed",
         "terminating connection",
         "server closed the connection",
@@ -92,13 +100,15 @@ mod tests {
     }
 
     #[test]
-    fn a_lost_session_or_a_timeout_is_unavailable_and_a_bug_is_not() {
+    fn a_lost_session_a_timeout_or_a_lost_race_is_unavailable_and_a_bug_is_not() {
         for fault in [
             "terminating connection due to administrator command",
             "connection closed",
             "FATAL: too many connections for database \"opsd\"",
             "canceling statement due to statement timeout",
             "the database system is shutting down",
+            "deadlock detected",
+            "canceling statement due to lock timeout",
         ] {
             assert!(matches!(unknown(fault), StoreError::Unavailable(_)), "{fault}");
         }
@@ -108,5 +118,10 @@ mod tests {
             Box::new("connection closed".to_owned()),
         ));
         assert!(matches!(closed, StoreError::Unavailable(_)));
+        let lost_race = store_error(Error::DatabaseError(
+            DatabaseErrorKind::SerializationFailure,
+            Box::new("could not serialize access due to concurrent update".to_owned()),
+        ));
+        assert!(matches!(lost_race, StoreError::Unavailable(_)));
     }
 }
