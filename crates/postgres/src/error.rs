@@ -109,6 +109,7 @@ mod tests {
             "the database system is shutting down",
             "deadlock detected",
             "canceling statement due to lock timeout",
+            "could not obtain lock on row in relation \"coupon_offers\"",
         ] {
             assert!(matches!(unknown(fault), StoreError::Unavailable(_)), "{fault}");
         }
