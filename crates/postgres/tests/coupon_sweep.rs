@@ -215,20 +215,12 @@ async fn a_batch_releases_each_offer_by_its_own_count_in_the_same_transaction() 
 
     let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
     assert_eq!((batch.batches, batch.expired, batch.accepted_events), (1, 70, 70));
-    let held = count(
-        &mut conn,
-        "SELECT sum(held)::bigint AS n FROM coupon_offers WHERE id <> '00000000-0000-7000-8000-0000000000f1'",
-    )
-    .await;
+    let held =
+        count(&mut conn, &format!("SELECT sum(held)::bigint AS n FROM coupon_offers WHERE id <> '{OFFER}'")).await;
     assert_eq!(held, 0, "each of the three offers released its 20");
-    assert_eq!(
-        count(
-            &mut conn,
-            "SELECT held::bigint AS n FROM coupon_offers WHERE id = '00000000-0000-7000-8000-0000000000f1'"
-        )
-        .await,
-        4
-    );
+    let seeded_offer =
+        count(&mut conn, &format!("SELECT held::bigint AS n FROM coupon_offers WHERE id = '{OFFER}'")).await;
+    assert_eq!(seeded_offer, 4, "the seeded offer keeps its 4 not yet due");
     // The four offers' releases committed with the 70 expiries, as one transaction.
     let transactions = count(
         &mut conn,
