@@ -1,10 +1,7 @@
 use async_trait::async_trait;
 use diesel::QueryableByName;
-use diesel::dsl::sum;
-use diesel::prelude::*;
-use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Nullable, Numeric, Text, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Int8, Nullable, Numeric, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use futures::TryFutureExt;
 use opsd_core::{Decimal, LocationId, StoreError, TeamId};
 use opsd_optimization::{
     AnalyticsStore, Block, DayGoal, Department, IngestError, LaborFact, SalesFact, SalesRow, StoredGoal, Week, WeekData,
@@ -13,8 +10,8 @@ use time::Date;
 use uuid::Uuid;
 
 use crate::error::{TxError, corrupt};
+use crate::numeric::PgDecimal;
 use crate::prepared::prepared;
-use crate::schema::{locations, sales_facts, schedule_shifts, team_daily_labor, team_daily_sales};
 use crate::{Db, store_error};
 
 #[derive(QueryableByName)]
@@ -54,69 +51,129 @@ macro_rules! scope_and_goals_query {
 }
 pub(crate) use scope_and_goals_query;
 
-/// The week's sales of the team's locations (or one), summed per (date, block). Built with the
-/// query builder so each connection prepares it once and reuses the plan.
-macro_rules! sales_query {
-    ($location:expr, $team:expr, $week:expr) => {
-        sales_facts::table
-            .inner_join(locations::table)
-            .filter(locations::team_id.eq($team.as_str()))
-            .filter($location)
-            .filter(sales_facts::date.between($week.start(), $week.end()))
-            .group_by((sales_facts::date, sales_facts::block))
-            .select((
-                sales_facts::date,
-                sales_facts::block,
-                sum(sales_facts::food),
-                sum(sales_facts::beverage),
-                sum(sales_facts::other),
-                sum(sales_facts::guests),
-            ))
-    };
+/// One row of a week's read: the scope and a goal (kind 0), a sales total of a (date, block)
+/// (kind 1: food, beverage, other in `a`, `b`, `c`) or a labor total of a (date, department)
+/// (kind 2: hours and cost in `a`, `b`). One statement returns all three kinds, so a report costs
+/// the database one execution and the server one reply, whatever the data's size.
+#[derive(QueryableByName)]
+struct WeekRow {
+    #[diesel(sql_type = Int2)]
+    kind: i16,
+    #[diesel(sql_type = Nullable<Bool>)]
+    ok: Option<bool>,
+    #[diesel(sql_type = Nullable<SqlUuid>)]
+    location_id: Option<Uuid>,
+    #[diesel(sql_type = Nullable<Int2>)]
+    day_of_week: Option<i16>,
+    #[diesel(sql_type = Nullable<SqlDate>)]
+    date: Option<Date>,
+    #[diesel(sql_type = Nullable<Text>)]
+    label: Option<String>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    a: Option<PgDecimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    b: Option<PgDecimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    c: Option<PgDecimal>,
+    #[diesel(sql_type = Nullable<Int8>)]
+    guests: Option<i64>,
 }
 
-diesel::define_sql_function! {
-    /// The labor rule (migration 000016): a draft's hours are NULL.
-    fn labor_hours(is_draft: Bool, hours_worked: Numeric) -> Nullable<Numeric>;
+const GOAL: i16 = 0;
+const SALES: i16 = 1;
+const LABOR: i16 = 2;
+
+/// The whole team's week from its daily totals, kept by triggers (migration 000012); the team's
+/// defaults are its goals. The fact branches filter by the team, so an unknown team reads nothing.
+const TEAM_WEEK: &str = "\
+    WITH scope AS (SELECT EXISTS (SELECT 1 FROM teams WHERE id = $1) AS ok) \
+    SELECT 0::int2 AS kind, scope.ok, g.location_id, g.day_of_week, NULL::date AS date, NULL::text AS label, \
+           g.sales_goal AS a, g.labor_pct_target AS b, g.splh_target AS c, NULL::int8 AS guests \
+    FROM scope LEFT JOIN labor_goals g ON scope.ok AND g.team_id = $1 AND g.location_id IS NULL \
+    UNION ALL \
+    SELECT 1::int2, NULL, NULL, NULL, date, block, food, beverage, other, \
+           CASE WHEN guest_facts > 0 THEN guests END \
+    FROM team_daily_sales WHERE team_id = $1 AND date BETWEEN $2 AND $3 AND facts > 0 \
+    UNION ALL \
+    SELECT 2::int2, NULL, NULL, NULL, business_date, department, hours, cost, NULL, NULL \
+    FROM team_daily_labor WHERE team_id = $1 AND business_date BETWEEN $2 AND $3 AND shifts > 0";
+
+/// One location's week: its facts summed per (date, block) and, by the labor rule's SQL functions
+/// (migration 000016: drafts are not labor), per (date, department); its goals and the team's
+/// defaults. The fact branches join the location to the team, so a foreign location reads nothing.
+const LOCATION_WEEK: &str = "\
+    WITH scope AS ( \
+      SELECT EXISTS (SELECT 1 FROM teams WHERE id = $2) \
+         AND EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS ok) \
+    SELECT 0::int2 AS kind, scope.ok, g.location_id, g.day_of_week, NULL::date AS date, NULL::text AS label, \
+           g.sales_goal AS a, g.labor_pct_target AS b, g.splh_target AS c, NULL::int8 AS guests \
+    FROM scope LEFT JOIN labor_goals g \
+      ON scope.ok AND g.team_id = $2 AND (g.location_id IS NULL OR g.location_id = $1) \
+    UNION ALL \
+    SELECT 1::int2, NULL, NULL, NULL, f.date, f.block, sum(f.food), sum(f.beverage), sum(f.other), sum(f.guests) \
+    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
+    WHERE f.location_id = $1 AND l.team_id = $2 AND f.date BETWEEN $3 AND $4 \
+    GROUP BY f.date, f.block \
+    UNION ALL \
+    SELECT 2::int2, NULL, NULL, NULL, s.business_date, s.department, \
+           sum(labor_hours(s.is_draft, s.hours_worked)), sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)), NULL, NULL \
+    FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+    WHERE s.location_id = $1 AND l.team_id = $2 AND s.business_date BETWEEN $3 AND $4 \
+      AND labor_hours(s.is_draft, s.hours_worked) IS NOT NULL \
+    GROUP BY s.business_date, s.department";
+
+/// The week's rows sorted into its facts and goals; `None` when the scope is unknown.
+fn week_data(rows: Vec<WeekRow>) -> Result<Option<WeekData>, StoreError> {
+    if !rows.iter().any(|row| row.kind == GOAL && row.ok == Some(true)) {
+        return Ok(None);
+    }
+    let mut data = WeekData::default();
+    for row in rows {
+        let (a, b, c) = (row.a.map(|a| a.0), row.b.map(|b| b.0), row.c.map(|c| c.0));
+        let key = row.date.zip(row.label);
+        match row.kind {
+            GOAL => data.goals.extend(stored_goal(row.location_id, row.day_of_week, a, b, c)),
+            SALES => {
+                let (date, block) = key.ok_or_else(|| corrupt("sales row", "without a date or block"))?;
+                data.sales.push(SalesFact {
+                    date,
+                    block: Block::parse(&block).ok_or_else(|| corrupt("block", &block))?,
+                    food: a.unwrap_or_default(),
+                    beverage: b.unwrap_or_default(),
+                    other: c.unwrap_or_default(),
+                    guests: row.guests,
+                });
+            }
+            LABOR => {
+                let (date, department) = key.ok_or_else(|| corrupt("labor row", "without a date or department"))?;
+                data.labor.push(LaborFact {
+                    date,
+                    department: Department::parse(&department).ok_or_else(|| corrupt("department", &department))?,
+                    hours: a.unwrap_or_default(),
+                    cost: b.unwrap_or_default().round_dp(2),
+                });
+            }
+            kind => return Err(corrupt("week row kind", &kind.to_string())),
+        }
+    }
+    Ok(Some(data))
 }
 
-diesel::define_sql_function! {
-    /// The labor rule (migration 000016): a draft's cost is NULL.
-    fn labor_cost(is_draft: Bool, hours_worked: Numeric, hourly_wage: Numeric) -> Nullable<Numeric>;
-}
-
-/// The week's labor, summed per (date, department), by the labor rule's SQL functions (migration
-/// 000016: drafts are not labor).
-macro_rules! labor_query {
-    ($location:expr, $team:expr, $week:expr) => {
-        schedule_shifts::table
-            .inner_join(locations::table)
-            .filter(locations::team_id.eq($team.as_str()))
-            .filter($location)
-            .filter(schedule_shifts::business_date.between($week.start(), $week.end()))
-            .filter(labor_hours(schedule_shifts::is_draft, schedule_shifts::hours_worked).is_not_null())
-            .group_by((schedule_shifts::business_date, schedule_shifts::department))
-            .select((
-                schedule_shifts::business_date,
-                schedule_shifts::department,
-                sum(labor_hours(schedule_shifts::is_draft, schedule_shifts::hours_worked)),
-                sum(labor_cost(schedule_shifts::is_draft, schedule_shifts::hours_worked, schedule_shifts::hourly_wage)),
-            ))
-    };
-}
-
-/// Sales summed per (date, block): food, beverage, other and guests (None when no row had guests).
-type SummedSales = (Date, String, Option<Decimal>, Option<Decimal>, Option<Decimal>, Option<i64>);
-
-/// Labor summed per (date, department): hours and cost.
-type LaborRow = (Date, String, Option<Decimal>, Option<Decimal>);
-
-/// A team's daily sales total with the count of facts that had guests.
-type TeamSalesRow = (Date, String, Option<Decimal>, Option<Decimal>, Option<Decimal>, Option<i64>, i32);
-
-fn summed(row: TeamSalesRow) -> SummedSales {
-    let (date, block, food, beverage, other, guests, guest_facts) = row;
-    (date, block, food, beverage, other, guests.filter(|_| guest_facts > 0))
+/// A goal row's fields as a goal; `None` for the scope's row when it has no goal.
+fn stored_goal(
+    location_id: Option<Uuid>,
+    day_of_week: Option<i16>,
+    sales_goal: Option<Decimal>,
+    labor_pct_target: Option<Decimal>,
+    splh_target: Option<Decimal>,
+) -> Option<StoredGoal> {
+    Some(StoredGoal {
+        location_id: location_id.map(LocationId),
+        day_of_week: u8::try_from(day_of_week?).ok()?,
+        sales_goal: sales_goal?,
+        labor_pct_target: labor_pct_target?,
+        splh_target: splh_target?,
+    })
 }
 
 pub struct PgAnalyticsStore {
@@ -128,85 +185,24 @@ impl PgAnalyticsStore {
         Self { db }
     }
 
-    /// The week's data on a given connection: three statements, whatever the number of rows.
+    /// The week's data on a given connection: one statement, whatever the number of rows.
     pub async fn week_on(
         conn: &mut AsyncPgConnection,
         team: &TeamId,
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<WeekData>, StoreError> {
-        // The three statements are independent: pipelined on the connection, one round trip. The
-        // fact queries filter by the team too, so an unknown scope reads nothing and is discarded.
-        let mut shared: &AsyncPgConnection = conn;
-        let scope = scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared);
-        let (scope, sales, labor) = match location {
-            Some(location) => futures::try_join!(
-                scope,
-                sales_query!(sales_facts::location_id.eq(location.0), team, week).load::<SummedSales>(&mut shared),
-                labor_query!(schedule_shifts::location_id.eq(location.0), team, week).load::<LaborRow>(&mut shared),
-            ),
-            // The whole team: its daily totals, kept by triggers (migration 000012).
-            None => futures::try_join!(
-                scope,
-                team_daily_sales::table
-                    .filter(team_daily_sales::team_id.eq(team.as_str()))
-                    .filter(team_daily_sales::date.between(week.start(), week.end()))
-                    .filter(team_daily_sales::facts.gt(0))
-                    .select((
-                        team_daily_sales::date,
-                        team_daily_sales::block,
-                        team_daily_sales::food.nullable(),
-                        team_daily_sales::beverage.nullable(),
-                        team_daily_sales::other.nullable(),
-                        team_daily_sales::guests.nullable(),
-                        team_daily_sales::guest_facts,
-                    ))
-                    .load::<TeamSalesRow>(&mut shared)
-                    .map_ok(|rows| rows.into_iter().map(summed).collect()),
-                team_daily_labor::table
-                    .filter(team_daily_labor::team_id.eq(team.as_str()))
-                    .filter(team_daily_labor::business_date.between(week.start(), week.end()))
-                    .filter(team_daily_labor::shifts.gt(0))
-                    .select((
-                        team_daily_labor::business_date,
-                        team_daily_labor::department,
-                        team_daily_labor::hours.nullable(),
-                        team_daily_labor::cost.nullable(),
-                    ))
-                    .load::<LaborRow>(&mut shared),
-            ),
+        let rows: Vec<WeekRow> = match location {
+            Some(location) => prepared(LOCATION_WEEK).bind::<SqlUuid, _>(location.0),
+            None => prepared(TEAM_WEEK),
         }
+        .bind::<Text, _>(team.as_str())
+        .bind::<SqlDate, _>(week.start())
+        .bind::<SqlDate, _>(week.end())
+        .load(conn)
+        .await
         .map_err(store_error)?;
-        let Some(goals) = goals_in_scope(scope) else {
-            return Ok(None);
-        };
-        Ok(Some(WeekData {
-            sales: sales
-                .into_iter()
-                .map(|(date, block, food, beverage, other, guests)| {
-                    Ok(SalesFact {
-                        date,
-                        block: Block::parse(&block).ok_or_else(|| corrupt("block", &block))?,
-                        food: food.unwrap_or_default(),
-                        beverage: beverage.unwrap_or_default(),
-                        other: other.unwrap_or_default(),
-                        guests,
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
-            labor: labor
-                .into_iter()
-                .map(|(date, department, hours, cost)| {
-                    Ok(LaborFact {
-                        date,
-                        department: Department::parse(&department).ok_or_else(|| corrupt("department", &department))?,
-                        hours: hours.unwrap_or_default(),
-                        cost: cost.unwrap_or_default().round_dp(2),
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
-            goals,
-        }))
+        week_data(rows)
     }
 }
 
@@ -227,13 +223,7 @@ pub(crate) fn goals_in_scope(rows: Vec<ScopeGoalRow>) -> Option<Vec<StoredGoal>>
     Some(
         rows.into_iter()
             .filter_map(|row| {
-                Some(StoredGoal {
-                    location_id: row.location_id.map(LocationId),
-                    day_of_week: u8::try_from(row.day_of_week?).ok()?,
-                    sales_goal: row.sales_goal?,
-                    labor_pct_target: row.labor_pct_target?,
-                    splh_target: row.splh_target?,
-                })
+                stored_goal(row.location_id, row.day_of_week, row.sales_goal, row.labor_pct_target, row.splh_target)
             })
             .collect(),
     )
@@ -247,7 +237,7 @@ impl AnalyticsStore for PgAnalyticsStore {
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<WeekData>, StoreError> {
-        // One round trip of three short reads: the worker's own connection (see `Db::worker_conn`).
+        // One short read: the worker's own connection (see `Db::worker_conn`).
         let mut conn = self.db.worker_conn().await?;
         Self::week_on(&mut conn, team, location, week).await
     }

@@ -14,6 +14,7 @@ mod jobs;
 mod locations;
 mod memberships;
 mod nudges;
+mod numeric;
 mod planning;
 mod pool;
 mod prepared;
