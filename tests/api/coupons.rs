@@ -355,6 +355,10 @@ async fn the_receiver_refuses_bad_signatures_and_bad_events_and_stores_nothing()
             "locationId",
         ),
         (
+            json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": "00000000-0000-7000-8000-00000000dead", "guestId": "g" }),
+            "locationId",
+        ),
+        (
             json!({ "type": "rating", "rating": 7, "teamId": "org_1", "locationId": team.location, "guestId": "g" }),
             "rating",
         ),
