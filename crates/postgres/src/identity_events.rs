@@ -47,7 +47,8 @@ impl IdentityEventStore for PgIdentityEventStore {
             }
             let teams = match event {
                 IdentityEvent::UserCreated(profile) | IdentityEvent::UserUpdated(profile) => {
-                    // Pipelined on the connection, in this order: one round trip for both.
+                    // Pipelined on the connection, one round trip for both: they touch different tables
+                    // (users, memberships), so their order does not matter.
                     let ((), teams) = futures::try_join!(upsert_profile(conn, profile), teams_of(conn, &profile.id))?;
                     teams
                 }
