@@ -34,6 +34,8 @@ pub use week::Week;
 mod dates;
 pub use dates::{iso_date, parse_iso_date};
 
+pub mod json_number;
+
 mod cache;
 #[cfg(any(test, feature = "mock"))]
 pub use cache::MockTeamCacheInvalidation;

@@ -247,27 +247,27 @@ pub fn render(report: &domain::OptimizationReport) -> String {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total_sales: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total_labor_cost: Money,
     /// Labor cost / sales of the week, 4 decimals; null with reason `no_sales`.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     labor_pct_fraction: Option<Decimal>,
     labor_pct_reason: Option<&'static str>,
     /// Mean of the week's goals' labor percentage targets (0-100); absent without goals.
-    #[serde(with = "rust_decimal::serde::float_option", skip_serializing_if = "Option::is_none")]
+    #[serde(with = "opsd_core::json_number::option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<f64>)]
     target_labor_pct: Option<Decimal>,
     /// Sales per labor hour of the week (USD/hour), 2 decimals; null with reason `no_labor_hours`.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     splh: Option<Decimal>,
     splh_reason: Option<&'static str>,
-    #[serde(with = "rust_decimal::serde::float_option", skip_serializing_if = "Option::is_none")]
+    #[serde(with = "opsd_core::json_number::option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<f64>)]
     target_splh: Option<Decimal>,
 }
@@ -281,16 +281,16 @@ pub struct SalesReportRow {
     day: Date,
     #[schema(value_type = wire::Block)]
     block: domain::Block,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     food: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     beverage: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     other: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total: Money,
 }
@@ -301,22 +301,22 @@ pub struct LaborRow {
     #[serde(with = "opsd_core::iso_date")]
     #[schema(value_type = String, format = Date)]
     day: Date,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     foh_hours: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     boh_hours: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     na_hours: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total_hours: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     cost: Money,
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     labor_pct_fraction: Option<Decimal>,
     labor_pct_reason: Option<&'static str>,
@@ -328,17 +328,17 @@ pub struct DailyRow {
     #[serde(with = "opsd_core::iso_date")]
     #[schema(value_type = String, format = Date)]
     day: Date,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     sales: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     labor_cost: Money,
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     labor_pct_fraction: Option<Decimal>,
     labor_pct_reason: Option<&'static str>,
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     splh: Option<Decimal>,
     splh_reason: Option<&'static str>,
@@ -353,22 +353,22 @@ pub struct DailyRow {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WeeklySummary {
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total_sales: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total_labor_cost: Money,
     /// Plain mean of the non-null daily fractions (diagnostic only).
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     avg_labor_pct_fraction: Option<Decimal>,
     avg_labor_pct_reason: Option<&'static str>,
     /// Plain mean of the non-null daily SPLH values (diagnostic only, not the weekly KPI).
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     avg_splh: Option<Decimal>,
-    #[serde(with = "rust_decimal::serde::float_option", skip_serializing_if = "Option::is_none")]
+    #[serde(with = "opsd_core::json_number::option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<f64>)]
     goals_met_percent: Option<Decimal>,
     #[serde(with = "opsd_core::iso_date::option", skip_serializing_if = "Option::is_none")]
@@ -456,13 +456,13 @@ impl From<&domain::OptimizationReport> for OptimizationReport {
 #[schema(as = DayGoal)]
 pub struct DayGoalBody {
     day_of_week: u8,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     sales_goal: Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     labor_pct_target: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     splh_target: Decimal,
 }

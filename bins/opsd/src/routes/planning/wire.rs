@@ -15,30 +15,30 @@ use crate::wire;
 #[serde(rename_all = "camelCase")]
 pub struct VarianceLine {
     /// Hours of published shifts.
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     scheduled_hours: Decimal,
     /// Hours of closed, approved punches (clocked out − clocked in − unpaid breaks).
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     actual_hours: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     variance_hours: Decimal,
     /// Published shifts' hours × their wage (USD).
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     scheduled_cost: Decimal,
     /// Worked hours × wage, plus half the wage on overtime hours (USD).
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     actual_cost: Decimal,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     variance_cost: Decimal,
     /// Worked hours past 40 in the week (FLSA; the week is the report's, Saturday to Friday; state
     /// daily rules are not applied).
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     overtime_hours: Decimal,
 }
@@ -76,16 +76,16 @@ pub struct VarianceSpan {
     /// The sum of the departments.
     total: VarianceLine,
     /// Sales in the scope (USD).
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     sales: Decimal,
     /// Scheduled cost ÷ sales, 4 decimals; null with reason `no_sales`.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     scheduled_labor_pct_fraction: Option<Decimal>,
     scheduled_labor_pct_reason: Option<&'static str>,
     /// Actual cost ÷ sales, 4 decimals; null with reason `no_sales`.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     actual_labor_pct_fraction: Option<Decimal>,
     actual_labor_pct_reason: Option<&'static str>,
@@ -145,11 +145,11 @@ impl From<&domain::VarianceReport> for VarianceReport {
 pub struct Backtest {
     weeks: i64,
     /// Σ|forecast − actual| ÷ Σ|actual| of the method, 4 decimals.
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     wape: Decimal,
     /// The same for the baseline: the mean of the same weekday and block over the previous 4 weeks.
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     baseline_wape: Decimal,
 }
@@ -160,7 +160,7 @@ pub struct BlockForecast {
     #[schema(value_type = wire::Block)]
     block: Block,
     /// Forecast sales (USD); null with the report's `reason`.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     forecast_sales: Option<Decimal>,
 }
@@ -174,17 +174,17 @@ pub struct ForecastDay {
     /// `Lunch`, `Dinner` and `LateNight`.
     blocks: Vec<BlockForecast>,
     /// The day's forecast sales, the sum of its blocks; null with `insufficient_history`.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     forecast_sales: Option<Decimal>,
     /// Forecast sales ÷ the day's `splhTarget`, 2 decimals.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     hours_for_splh: Option<Decimal>,
     /// `no_splh_target` or `insufficient_history` when null.
     hours_for_splh_reason: Option<&'static str>,
     /// Forecast sales × `laborPctTarget` ÷ 100 ÷ the blended hourly wage, 2 decimals.
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     hours_for_labor_pct: Option<Decimal>,
     /// `no_labor_pct_target`, `no_wage` or `insufficient_history` when null.
@@ -206,7 +206,7 @@ pub struct ForecastReport {
     /// Null when the history is shorter than the 12 weeks a backtest needs.
     backtest: Option<Backtest>,
     /// Labor cost ÷ hours over the 4 weeks before the week (USD/hour).
-    #[serde(with = "rust_decimal::serde::float_option")]
+    #[serde(with = "opsd_core::json_number::option")]
     #[schema(value_type = Option<f64>)]
     blended_hourly_wage: Option<Decimal>,
     /// `punches` (worked), or `schedule` when nothing was punched; null with no wage.

@@ -168,10 +168,10 @@ pub struct ShiftReport {
     date: Date,
     #[schema(value_type = wire::ReportShift)]
     shift: domain::ReportShift,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     actual_sales: opsd_core::Money,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     goal_sales: opsd_core::Money,
     hero: Option<String>,
@@ -215,7 +215,7 @@ pub struct ManagerReport {
     #[serde(with = "opsd_core::iso_date")]
     #[schema(value_type = String, format = Date)]
     date: Date,
-    #[serde(with = "rust_decimal::serde::float")]
+    #[serde(with = "opsd_core::json_number")]
     #[schema(value_type = f64)]
     total_sales: opsd_core::Money,
     employee_reviews: Vec<EmployeeReviewBody>,
