@@ -14,7 +14,7 @@ pub(crate) enum Recorded {
 /// Records a delivery by (source, id) inside the caller's transaction. A concurrent identical
 /// delivery waits on the key until this transaction ends, then finds it.
 pub(crate) async fn record_delivery(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     source: &str,
     id: &str,
     body_sha256: &str,
@@ -30,12 +30,12 @@ pub(crate) async fn record_delivery(
             webhook_deliveries::received_at.eq(at),
         ))
         .on_conflict_do_nothing()
-        .execute(conn)
+        .execute(&mut conn)
         .await?;
     if inserted == 1 {
         return Ok(Recorded::New);
     }
     let stored: String =
-        webhook_deliveries::table.find((source, id)).select(webhook_deliveries::body_sha256).first(conn).await?;
+        webhook_deliveries::table.find((source, id)).select(webhook_deliveries::body_sha256).first(&mut conn).await?;
     Ok(if stored == body_sha256 { Recorded::SameBody } else { Recorded::OtherBody })
 }

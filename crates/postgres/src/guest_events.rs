@@ -2,7 +2,7 @@ use async_trait::async_trait;
 use diesel::OptionalExtension;
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Int2, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
 use opsd_coupons::{
     ClaimedEvent, EnqueueOutcome, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, OfferId,
@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::TxError;
+use crate::pipelined::begin_with;
 use crate::prepared::prepared;
 use crate::{Db, store_error};
 
@@ -71,53 +72,61 @@ struct AlertRow {
 impl GuestEventStore for PgGuestEventStore {
     async fn enqueue(&self, event: &QueuedEvent) -> Result<EnqueueOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
-        let outcome = conn
-            .transaction::<_, TxError<EnqueueOutcome>, _>(async |conn| {
-                // The scope check and the insert are pipelined: one round trip. An event whose
-                // location is not the team's is rolled back with the transaction (a location that
-                // does not exist fails the insert's foreign key, and is rolled back the same way).
-                let mut shared: &AsyncPgConnection = conn;
-                let (in_team, inserted) = futures::join!(
-                    prepared("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS flag")
-                        .bind::<SqlUuid, _>(event.event.location_id().0)
-                        .bind::<Text, _>(event.event.team_id().as_str())
-                        .get_result::<Flag>(&mut shared),
-                    prepared(
-                        "INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, \
-                                                   payload, available_at, received_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (identity) DO NOTHING",
-                    )
-                    .bind::<SqlUuid, _>(Uuid::now_v7())
-                    .bind::<Text, _>(&event.identity)
-                    .bind::<Text, _>(event.source)
-                    .bind::<Text, _>(event.event.event_type())
-                    .bind::<Text, _>(&event.payload_sha256)
-                    .bind::<Text, _>(event.event.team_id().as_str())
+        // BEGIN, the scope check and the insert travel together: one round trip, then the commit.
+        // An event whose location is not the team's is rolled back (a location that does not exist
+        // fails the insert's foreign key, and is rolled back the same way).
+        let (mut tx, (in_team, inserted)) = begin_with(&mut conn, async |mut shared| {
+            Ok(futures::join!(
+                prepared("SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS flag")
                     .bind::<SqlUuid, _>(event.event.location_id().0)
-                    .bind::<Jsonb, _>(&event.payload)
-                    .bind::<Timestamptz, _>(event.received_at)
-                    .execute(&mut shared),
-                );
-                if !in_team?.flag {
-                    return Err(TxError::Domain(EnqueueOutcome::UnknownScope));
-                }
-                if inserted? == 1 {
-                    return Ok(EnqueueOutcome::New);
-                }
-                let stored: Hash = prepared("SELECT payload_sha256 FROM guest_events WHERE identity = $1")
-                    .bind::<Text, _>(&event.identity)
-                    .get_result(conn)
-                    .await?;
-                Ok(if stored.payload_sha256 == event.payload_sha256 {
-                    EnqueueOutcome::Duplicate
-                } else {
-                    EnqueueOutcome::Conflict
+                    .bind::<Text, _>(event.event.team_id().as_str())
+                    .get_result::<Flag>(&mut shared),
+                prepared(
+                    "INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, \
+                                               payload, available_at, received_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (identity) DO NOTHING",
+                )
+                .bind::<SqlUuid, _>(Uuid::now_v7())
+                .bind::<Text, _>(&event.identity)
+                .bind::<Text, _>(event.source)
+                .bind::<Text, _>(event.event.event_type())
+                .bind::<Text, _>(&event.payload_sha256)
+                .bind::<Text, _>(event.event.team_id().as_str())
+                .bind::<SqlUuid, _>(event.event.location_id().0)
+                .bind::<Jsonb, _>(&event.payload)
+                .bind::<Timestamptz, _>(event.received_at)
+                .execute(&mut shared),
+            ))
+        })
+        .await
+        .map_err(store_error)?;
+        let outcome = match (in_team, inserted) {
+            (Ok(Flag { flag: false }), _) => Err(TxError::Domain(EnqueueOutcome::UnknownScope)),
+            (Err(error), _) | (_, Err(error)) => Err(TxError::Db(error)),
+            (Ok(_), Ok(1)) => Ok(EnqueueOutcome::New),
+            (Ok(_), Ok(_)) => prepared("SELECT payload_sha256 FROM guest_events WHERE identity = $1")
+                .bind::<Text, _>(&event.identity)
+                .get_result::<Hash>(tx.conn())
+                .await
+                .map(|stored| {
+                    if stored.payload_sha256 == event.payload_sha256 {
+                        EnqueueOutcome::Duplicate
+                    } else {
+                        EnqueueOutcome::Conflict
+                    }
                 })
-            })
-            .await;
+                .map_err(TxError::Db),
+        };
         match outcome {
-            Ok(outcome) | Err(TxError::Domain(outcome)) => Ok(outcome),
-            Err(TxError::Db(error)) => Err(store_error(error)),
+            Ok(outcome) => tx.commit().await.map(|()| outcome).map_err(store_error),
+            Err(error) => {
+                // A statement's error says what went wrong; a failed rollback discards the connection.
+                let _ = tx.rollback().await;
+                match error {
+                    TxError::Domain(outcome) => Ok(outcome),
+                    TxError::Db(error) => Err(store_error(error)),
+                }
+            }
         }
     }
 

@@ -15,6 +15,7 @@ mod locations;
 mod memberships;
 mod nudges;
 mod numeric;
+mod pipelined;
 mod planning;
 mod pool;
 mod prepared;

@@ -147,3 +147,71 @@ impl diesel::connection::Instrumentation for CountQueries {
         }
     }
 }
+
+/// A TCP proxy in front of a database that counts round trips: the times a client starts sending
+/// again after the server has answered. Connect through [`RoundTrips::url`]; [`RoundTrips::reset`]
+/// once the connection is set up. Drive the counted calls on a current-thread runtime, so a
+/// connection's driver cannot send half of a pipeline before the rest is queued.
+pub struct RoundTrips {
+    url: String,
+    turns: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl RoundTrips {
+    pub async fn start(database_url: &str) -> Self {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let mut url = Url::parse(database_url).expect("a database URL");
+        let upstream = format!("{}:{}", url.host_str().expect("a host"), url.port().unwrap_or(5432));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        url.set_host(Some("127.0.0.1")).expect("an IP host");
+        url.set_port(Some(listener.local_addr().expect("bound").port())).expect("a port");
+        let turns = Arc::new(AtomicUsize::new(0));
+        let counted = turns.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let server = tokio::net::TcpStream::connect(&upstream).await.expect("the database");
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut server_read, mut server_write) = server.into_split();
+                let answered = Arc::new(AtomicBool::new(true));
+                let (to_server, turns) = (answered.clone(), counted.clone());
+                tokio::spawn(async move {
+                    let mut buffer = vec![0; 65_536];
+                    while let Ok(read @ 1..) = client_read.read(&mut buffer).await {
+                        if to_server.swap(false, Ordering::SeqCst) {
+                            turns.fetch_add(1, Ordering::SeqCst);
+                        }
+                        if server_write.write_all(&buffer[..read]).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                tokio::spawn(async move {
+                    let mut buffer = vec![0; 65_536];
+                    while let Ok(read @ 1..) = server_read.read(&mut buffer).await {
+                        // Before the client can see the answer, so its reply is always a new turn.
+                        answered.store(true, Ordering::SeqCst);
+                        if client_write.write_all(&buffer[..read]).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        Self { url: url.to_string(), turns }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn reset(&self) {
+        self.turns.store(0, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn count(&self) -> usize {
+        self.turns.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
