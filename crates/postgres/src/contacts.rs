@@ -38,7 +38,7 @@ impl From<ContactRow> for Contact {
 
 /// Inserts a contact; shared with the incident transaction that creates one.
 pub(crate) async fn insert_contact(
-    conn: &mut diesel_async::AsyncPgConnection,
+    mut conn: &diesel_async::AsyncPgConnection,
     team: &TeamId,
     contact: &NewContact,
     at: OffsetDateTime,
@@ -54,7 +54,7 @@ pub(crate) async fn insert_contact(
             contacts::created_at.eq(at),
         ))
         .returning(ContactRow::as_returning())
-        .get_result(conn)
+        .get_result(&mut conn)
         .await?;
     Ok(row.into())
 }
@@ -72,8 +72,8 @@ impl PgContactStore {
 #[async_trait]
 impl ContactStore for PgContactStore {
     async fn create(&self, team: &TeamId, contact: &NewContact, at: OffsetDateTime) -> Result<Contact, StoreError> {
-        let mut conn = self.db.conn().await?;
-        insert_contact(&mut conn, team, contact, at).await.map_err(store_error)
+        let conn = self.db.conn().await?;
+        insert_contact(&conn, team, contact, at).await.map_err(store_error)
     }
 
     async fn list(&self, team: &TeamId) -> Result<Vec<Contact>, StoreError> {

@@ -1,6 +1,7 @@
-//! The webhook writes' `BEGIN` travels with their first statements (`pipelined.rs`): an identity
-//! profile update costs three round trips and a guest event two, counted on the wire by a proxy; and
-//! what a transaction wrote is all there after its commit and all gone after its rollback.
+//! Short writes whose `BEGIN` travels with their first statements (`pipelined.rs`): an identity
+//! profile update costs three round trips, a guest event two and an incident with a new contact
+//! three, counted on the wire by a proxy; what a transaction wrote is all there after its commit and
+//! all gone after its rollback.
 
 use std::time::Duration;
 
@@ -8,7 +9,11 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncC
 use opsd_core::{LocationId, TeamId, UserId};
 use opsd_coupons::{EnqueueOutcome, GuestEvent, GuestEventStore, LegacyRating, QueuedEvent};
 use opsd_identity::{Delivery, DeliveryOutcome, IdentityEvent, IdentityEventStore, UserProfile};
-use opsd_postgres::{Db, DbConfig, PgGuestEventStore, PgIdentityEventStore};
+use opsd_incidents::{
+    ContactChoice, CreateIncidentError, IncidentNotes, IncidentStore, IncidentType, MediaUrls, NewContact, NewIncident,
+    Severity,
+};
+use opsd_postgres::{Db, DbConfig, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore};
 use opsd_test_db::{RoundTrips, TestDatabase};
 use time::OffsetDateTime;
 
@@ -141,4 +146,63 @@ async fn a_guest_event_takes_two_round_trips_and_a_foreign_one_writes_nothing() 
     assert_eq!(round_trips, 2, "BEGIN with the scope check and the insert, COMMIT");
     let stored = count(database.url(), "SELECT count(*) AS count FROM guest_events").await;
     assert_eq!(stored, 2, "the rolled-back events left nothing");
+}
+
+fn new_incident(location: &str, contact: ContactChoice) -> NewIncident {
+    NewIncident {
+        location_id: LocationId(location.parse().unwrap()),
+        incident_type: IncidentType::Injury,
+        severity: Severity::High,
+        notes: IncidentNotes::parse("notes", "Cut on the slicer").unwrap(),
+        media_urls: MediaUrls::default(),
+        contact,
+    }
+}
+
+fn new_contact(name: &str) -> ContactChoice {
+    ContactChoice::New(NewContact {
+        name: name.into(),
+        phone: Some("+1 555 010 2030".into()),
+        email: None,
+        notes: None,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_incident_with_a_new_contact_takes_three_round_trips_and_a_refused_one_writes_nothing() {
+    let database = seeded().await;
+    let proxy = std::sync::Arc::new(RoundTrips::start(database.url()).await);
+    let counter = proxy.clone();
+    let (outcomes, round_trips) = on_one_thread(async move || {
+        let store = PgIncidentStore::new(db(counter.url()));
+        let (team, other, reporter) = (TeamId::new("org_1"), TeamId::new("org_2"), UserId::new("user_1"));
+        let at = OffsetDateTime::now_utc();
+        let warm_up = store.create(&team, &reporter, &new_incident(LOCATION, new_contact("Warm")), at).await;
+        counter.reset();
+        let created = store.create(&team, &reporter, &new_incident(LOCATION, new_contact("Guest")), at).await;
+        let round_trips = counter.count();
+        let foreign = store.create(&other, &reporter, &new_incident(LOCATION, new_contact("Foreign")), at).await;
+        let gone = ContactChoice::Existing(opsd_incidents::ContactId(uuid::Uuid::now_v7()));
+        let unknown_contact = store.create(&team, &reporter, &new_incident(LOCATION, gone), at).await;
+        let outcomes = [warm_up, created, foreign, unknown_contact].map(|outcome| match outcome {
+            Ok(incident) => Ok(incident.contact_id.is_some()),
+            Err(CreateIncidentError::Store(error)) => Err(error.to_string()),
+            Err(refused) => Err(refused.to_string()),
+        });
+        (outcomes, round_trips)
+    })
+    .await;
+    assert_eq!(
+        outcomes,
+        [
+            Ok(true),
+            Ok(true),
+            Err(CreateIncidentError::LocationNotInTeam.to_string()),
+            Err(CreateIncidentError::ContactUnavailable.to_string())
+        ]
+    );
+    assert_eq!(round_trips, 3, "BEGIN with the location check and the contact, the incident, COMMIT");
+    let contacts = count(database.url(), "SELECT count(*) AS count FROM contacts").await;
+    let incidents = count(database.url(), "SELECT count(*) AS count FROM incidents").await;
+    assert_eq!((contacts, incidents), (2, 2), "the refused incident's contact was rolled back");
 }
