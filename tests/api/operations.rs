@@ -57,9 +57,15 @@ async fn metrics_count_requests_by_route_pattern_and_status() {
     let app = TestApp::spawn().await;
     app.get("/health/live").send().await.unwrap();
     app.get("/api/locations").send().await.unwrap();
+    app.get("/api/incidents/00000000-0000-7000-8000-000000000001").send().await.unwrap();
+    app.delete("/health/live").send().await.unwrap();
+    app.get("/nowhere/at/all").send().await.unwrap();
     let text = app.get("/metrics").send().await.unwrap().text().await.unwrap();
     assert!(text.contains(r#"http_requests_total{method="GET",route="/health/live",status="200"} 1"#), "{text}");
     assert!(text.contains(r#"route="/api/locations",status="401""#), "{text}");
+    assert!(text.contains(r#"route="/api/incidents/{id}",status="401""#), "{text}");
+    assert!(text.contains(r#"http_requests_total{method="DELETE",route="/health/live",status="405"} 1"#), "{text}");
+    assert!(text.contains(r#"http_requests_total{method="GET",route="unmatched",status="404"} 1"#), "{text}");
     assert!(text.contains("http_request_duration_seconds_bucket"), "{text}");
 }
 

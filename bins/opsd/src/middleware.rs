@@ -152,6 +152,9 @@ pub struct HttpMetrics {
     requests: IntCounterVec,
     latency: HistogramVec,
     panics: prometheus::IntCounter,
+    /// The route table's patterns in routing order, for requests whose answer carries no
+    /// [`RoutePattern`] (a handler's panic leaves no answer to read it from).
+    routes: std::sync::Arc<Vec<actix_web::dev::ResourceDef>>,
 }
 
 impl HttpMetrics {
@@ -172,12 +175,21 @@ impl HttpMetrics {
         registry.register(Box::new(requests.clone())).expect("registered once");
         registry.register(Box::new(latency.clone())).expect("registered once");
         registry.register(Box::new(panics.clone())).expect("registered once");
-        Self { registry, requests, latency, panics }
+        Self { registry, requests, latency, panics, routes: Default::default() }
     }
 
-    pub fn observe(&self, method: &str, route: &str, status: u16, seconds: f64) {
-        let status = status.to_string();
-        let labels = [method, route, status.as_str()];
+    pub fn with_routes<'p>(mut self, patterns: impl IntoIterator<Item = &'p str>) -> Self {
+        self.routes = std::sync::Arc::new(patterns.into_iter().map(actix_web::dev::ResourceDef::new).collect());
+        self
+    }
+
+    /// The pattern of the first route that matches `path`, as actix routes it.
+    fn pattern_of(&self, path: &str) -> &str {
+        self.routes.iter().find(|route| route.is_match(path)).map_or("unmatched", |route| route.pattern().unwrap_or(""))
+    }
+
+    pub fn observe(&self, method: &str, route: &str, status: &str, seconds: f64) {
+        let labels = [method, route, status];
         self.requests.with_label_values(&labels).inc();
         self.latency.with_label_values(&labels).observe(seconds);
     }
@@ -195,19 +207,27 @@ pub async fn record_metrics(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let metrics = req.app_data::<actix_web::web::Data<HttpMetrics>>().cloned();
     let method = method_label(req.method());
-    // The route pattern, not the path, so ids do not explode the label space.
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    // A clone shares the path's bytes; the request itself cannot be cloned before routing.
+    let uri = req.uri().clone();
     let started = Instant::now();
     let response = next.call(req).await;
-    let status = match &response {
-        Ok(response) => response.status(),
-        Err(error) => error.as_response_error().status_code(),
-    };
     if let Some(metrics) = metrics {
-        metrics.observe(method, &route, status.as_u16(), started.elapsed().as_secs_f64());
+        // The route pattern, not the path, so ids do not explode the label space. The route table
+        // gives each resource its pattern; matching the path again would try every resource before it.
+        let (route, status) = match &response {
+            Ok(response) => (
+                response.request().app_data::<RoutePattern>().map_or_else(|| metrics.pattern_of(uri.path()), |p| &p.0),
+                response.status(),
+            ),
+            Err(error) => (metrics.pattern_of(uri.path()), error.as_response_error().status_code()),
+        };
+        metrics.observe(method, route, status.as_str(), started.elapsed().as_secs_f64());
     }
     response
 }
+
+/// A resource's path pattern, given to it by the route table for the metrics' `route` label.
+pub struct RoutePattern(pub std::sync::Arc<str>);
 
 #[cfg(test)]
 mod tests {
@@ -218,7 +238,7 @@ mod tests {
 
     #[actix_web::test]
     async fn a_panicking_handler_answers_a_500_problem_with_its_request_id_and_is_counted() {
-        let metrics = web::Data::new(HttpMetrics::new());
+        let metrics = web::Data::new(HttpMetrics::new().with_routes(["/boom"]));
         let app = test::init_service(
             App::new()
                 .app_data(metrics.clone())
@@ -305,7 +325,7 @@ mod tests {
 
     #[actix_web::test]
     async fn invented_methods_are_counted_as_other_and_unknown_paths_as_unmatched() {
-        let metrics = web::Data::new(HttpMetrics::new());
+        let metrics = web::Data::new(HttpMetrics::new().with_routes(["/boom"]));
         let app = test::init_service(
             App::new()
                 .app_data(metrics.clone())

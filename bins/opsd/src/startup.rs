@@ -67,7 +67,7 @@ impl Application {
         let workers = http_workers();
         db.split_for_workers(workers);
         let worker_db = db.clone();
-        let metrics = web::Data::new(HttpMetrics::new());
+        let metrics = web::Data::new(HttpMetrics::new().with_routes(routes::patterns().iter().map(String::as_str)));
         let supervisor = Supervisor::new(&metrics.registry);
         let (state, background) = wire(&config, db, &supervisor).await?;
         let state = web::Data::new(state);

@@ -64,10 +64,11 @@ impl<V: Send + Sync + 'static> MokaReportCache<V> {
 #[async_trait]
 impl<V: Send + Sync + 'static> ReportCache<V> for MokaReportCache<V> {
     async fn get(&self, key: &ReportKey) -> CacheLookup<V> {
-        let generation = self.generation(&key.team);
         match self.entries.get(key).await {
             Some(report) => CacheLookup::Hit(report),
-            None => CacheLookup::Miss { generation },
+            // Read after the lookup but before the caller's load: an invalidation from here on
+            // changes it, and `put` then drops the load's result.
+            None => CacheLookup::Miss { generation: self.generation(&key.team) },
         }
     }
 

@@ -101,15 +101,16 @@ impl<F: Fn(&OptimizationReport) -> String + Send + Sync> ReportRenderer for F {
 pub struct RenderedReport {
     pub report: OptimizationReport,
     pub json: std::sync::Arc<str>,
-    /// The first 16 hex digits of the body's SHA-256.
-    pub fingerprint: String,
+    /// The answer's strong entity tag, quoted as the `ETag` header writes it: the first 16 hex
+    /// digits of the body's SHA-256.
+    pub etag: String,
 }
 
 impl RenderedReport {
     pub fn new(report: OptimizationReport, renderer: &dyn ReportRenderer) -> Self {
         use sha2::Digest;
         let json = renderer.render(&report);
-        let fingerprint = hex::encode(&sha2::Sha256::digest(json.as_bytes())[..8]);
-        Self { report, json: json.into(), fingerprint }
+        let etag = format!("\"{}\"", hex::encode(&sha2::Sha256::digest(json.as_bytes())[..8]));
+        Self { report, json: json.into(), etag }
     }
 }

@@ -49,16 +49,16 @@ pub async fn optimization(
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.optimization.report(query.try_into_domain()?).await?;
     use actix_web::HttpMessage;
-    use actix_web::http::header::{EntityTag, IfNoneMatch};
-    let etag = EntityTag::new_strong(report.fingerprint.clone());
+    use actix_web::http::header::{self, EntityTag, IfNoneMatch};
     // If-None-Match compares weakly (RFC 9110 13.1.2).
-    let unchanged = match req.get_header::<IfNoneMatch>() {
-        Some(IfNoneMatch::Any) => true,
-        Some(IfNoneMatch::Items(tags)) => tags.iter().any(|tag| tag.weak_eq(&etag)),
-        None => false,
-    };
+    let unchanged = req.headers().contains_key(header::IF_NONE_MATCH)
+        && match (req.get_header::<IfNoneMatch>(), report.etag.parse::<EntityTag>()) {
+            (Some(IfNoneMatch::Any), _) => true,
+            (Some(IfNoneMatch::Items(tags)), Ok(etag)) => tags.iter().any(|tag| tag.weak_eq(&etag)),
+            _ => false,
+        };
     let mut answer = if unchanged { HttpResponse::NotModified() } else { HttpResponse::Ok() };
-    answer.insert_header(("x-cache", cache.as_str())).insert_header(actix_web::http::header::ETag(etag));
+    answer.insert_header(("x-cache", cache.as_str())).insert_header((header::ETAG, report.etag.as_str()));
     if unchanged {
         return Ok(answer.finish());
     }

@@ -214,6 +214,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.default_service(web::to(not_found));
 }
 
+/// The resources' path patterns, in routing order.
+pub fn patterns() -> Vec<String> {
+    resources(table()).into_iter().map(|(path, _)| path).collect()
+}
+
 /// The API document's paths, from the same table.
 pub fn paths() -> Paths {
     let mut paths = Paths::new();
@@ -225,9 +230,9 @@ pub fn paths() -> Paths {
     paths
 }
 
-/// A resource whose unmatched methods answer 405 with `Allow`.
+/// A resource whose unmatched methods answer 405 with `Allow`, carrying its pattern for the metrics.
 fn resource(path: &str, allow: std::sync::Arc<str>) -> Resource {
-    web::resource(path).default_service(web::to(move || {
+    web::resource(path).app_data(crate::middleware::RoutePattern(path.into())).default_service(web::to(move || {
         let allow = allow.clone();
         async move { Err::<HttpResponse, _>(ApiError::MethodNotAllowed(allow)) }
     }))
