@@ -65,8 +65,29 @@ fn ascii_date(date: Date) -> Option<[u8; 10]> {
 
 /// Parses `YYYY-MM-DD`, naming `field` when it is not a real date.
 pub fn parse_iso_date(field: &str, raw: &str) -> Result<Date, FieldError> {
-    Date::parse(raw, format_description!("[year]-[month]-[day]"))
-        .map_err(|_| FieldError::new(field, "must be a date in the form YYYY-MM-DD"))
+    match date_of_ascii(raw) {
+        Some(date) => Ok(date),
+        None => Date::parse(raw, format_description!("[year]-[month]-[day]"))
+            .map_err(|_| FieldError::new(field, "must be a date in the form YYYY-MM-DD")),
+    }
+}
+
+/// The real date written `YYYY-MM-DD` with ASCII digits, read without time's format descriptions
+/// (a request's dates, ten thousand of them in a sales upload); `None` leaves anything else, and
+/// every error, to time.
+fn date_of_ascii(raw: &str) -> Option<Date> {
+    let bytes: &[u8; 10] = raw.as_bytes().try_into().ok()?;
+    if bytes[4] != b'-' || bytes[7] != b'-' {
+        return None;
+    }
+    let number = |digits: &[u8]| {
+        digits
+            .iter()
+            .try_fold(0u16, |value, digit| digit.is_ascii_digit().then(|| value * 10 + u16::from(digit - b'0')))
+    };
+    let (year, month, day) = (number(&bytes[..4])?, number(&bytes[5..7])?, number(&bytes[8..])?);
+    let month = time::Month::try_from(u8::try_from(month).ok()?).ok()?;
+    Date::from_calendar_date(i32::from(year), month, u8::try_from(day).ok()?).ok()
 }
 
 #[cfg(test)]
@@ -92,6 +113,41 @@ mod tests {
         }
         let back: Date = iso_date::deserialize(&mut serde_json::Deserializer::from_str("\"2026-11-21\"")).unwrap();
         assert_eq!(back, Date::from_calendar_date(2026, time::Month::November, 21).unwrap());
+    }
+
+    #[test]
+    fn reads_every_date_as_time_does() {
+        let time_reads = |raw: &str| Date::parse(raw, format_description!("[year]-[month]-[day]")).ok();
+        let first = Date::from_calendar_date(1999, time::Month::January, 1).unwrap();
+        let every_day = (0..102 * 366).filter_map(|days| first.checked_add(time::Duration::days(days)));
+        let every_year = (0..=9999).flat_map(|year| {
+            [(time::Month::January, 1), (time::Month::December, 31)]
+                .map(|(month, day)| Date::from_calendar_date(year, month, day).unwrap())
+        });
+        for date in every_day.chain(every_year) {
+            let raw = date.to_string();
+            assert_eq!(parse_iso_date("date", &raw).ok(), time_reads(&raw), "{raw}");
+            assert_eq!(date_of_ascii(&raw), Some(date), "{raw}");
+        }
+        let odd = [
+            "2026-00-10",
+            "2026-13-10",
+            "2026-11-00",
+            "2026-11-31",
+            "2025-02-29",
+            "2024-02-29",
+            "0000-01-01",
+            "+2026-11-1",
+            "2026-1-121",
+            "2026/11/21",
+            "２026-11-21",
+            "20261121xx",
+            "2026-11-2a",
+            "-026-11-21",
+        ];
+        for raw in odd {
+            assert_eq!(parse_iso_date("date", raw).ok(), time_reads(raw), "{raw}");
+        }
     }
 
     #[test]

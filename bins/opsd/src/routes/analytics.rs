@@ -58,7 +58,7 @@ pub async fn optimization(
             _ => false,
         };
     let mut answer = if unchanged { HttpResponse::NotModified() } else { HttpResponse::Ok() };
-    answer.insert_header(("x-cache", cache.as_str())).insert_header((header::ETAG, report.etag.as_str()));
+    answer.insert_header(super::x_cache(cache)).insert_header((header::ETAG, report.etag.as_str()));
     if unchanged {
         return Ok(answer.finish());
     }

@@ -28,7 +28,7 @@ pub async fn variance(
     QueryParams(query): QueryParams<OptimizationQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.planning.variance(query.try_into_domain()?).await?;
-    Ok(HttpResponse::Ok().insert_header(("x-cache", cache.as_str())).json(VarianceReport::from(report.as_ref())))
+    Ok(HttpResponse::Ok().insert_header(super::x_cache(cache)).json(VarianceReport::from(report.as_ref())))
 }
 
 /// The week's sales forecast per day and block, made only from the sales before `weekOf` (so a
@@ -45,5 +45,5 @@ pub async fn forecast(
     QueryParams(query): QueryParams<OptimizationQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.planning.forecast(query.try_into_domain()?).await?;
-    Ok(HttpResponse::Ok().insert_header(("x-cache", cache.as_str())).json(ForecastReport::from(report.as_ref())))
+    Ok(HttpResponse::Ok().insert_header(super::x_cache(cache)).json(ForecastReport::from(report.as_ref())))
 }
