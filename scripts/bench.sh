@@ -56,9 +56,17 @@ curl -fs -H "Authorization: Bearer bench-key" "http://127.0.0.1:$cached_port$pat
 for url in "http://127.0.0.1:$cached_port$path" "http://127.0.0.1:$uncached_port$path"; do
   wrk -t2 -c32 -d2s -H "Authorization: Bearer bench-key" "$url" >/dev/null
 done
-cached_rps="$(load "cached optimization" "http://127.0.0.1:$cached_port$path")"
-uncached_rps="$(load "uncached optimization" "http://127.0.0.1:$uncached_port$path")"
-live_rps="$(load "/health/live" "http://127.0.0.1:$cached_port/health/live")"
+# Two rounds, the three alternating, and the better round of each: a neighbour's burst on this
+# shared machine only ever slows a run down, and it should not decide a ratio by landing on one side.
+best() { awk -v a="$1" -v b="${2:-0}" 'BEGIN { print (a > b ? a : b) }'; }
+cached_rps=0 uncached_rps=0 live_rps=0
+for round in 1 2; do
+  echo "round $round:"
+  cached_rps="$(best "$(load "cached optimization" "http://127.0.0.1:$cached_port$path")" "$cached_rps")"
+  uncached_rps="$(best "$(load "uncached optimization" "http://127.0.0.1:$uncached_port$path")" "$uncached_rps")"
+  live_rps="$(best "$(load "/health/live" "http://127.0.0.1:$cached_port/health/live")" "$live_rps")"
+done
+echo "best of the two rounds: cached $cached_rps, uncached $uncached_rps, /health/live $live_rps req/s"
 awk -v c="$cached_rps" -v l="$live_rps" 'BEGIN { printf "cached optimization / health/live = %.2f (goal at least 0.9)\n", c / l }'
 awk -v u="$uncached_rps" -v l="$live_rps" 'BEGIN { printf "uncached optimization / health/live = %.3f (goal at least 0.08)\n", u / l }'
 # The database's own yardstick: pgbench's select-only transactions on the same machine and clients.
