@@ -117,16 +117,9 @@ impl GuestEventStore for PgGuestEventStore {
                 })
                 .map_err(TxError::Db),
         };
-        match outcome {
-            Ok(outcome) => tx.commit().await.map(|()| outcome).map_err(store_error),
-            Err(error) => {
-                // A statement's error says what went wrong; a failed rollback discards the connection.
-                let _ = tx.rollback().await;
-                match error {
-                    TxError::Domain(outcome) => Ok(outcome),
-                    TxError::Db(error) => Err(store_error(error)),
-                }
-            }
+        match tx.finish(outcome).await {
+            Ok(outcome) | Err(TxError::Domain(outcome)) => Ok(outcome),
+            Err(TxError::Db(error)) => Err(store_error(error)),
         }
     }
 

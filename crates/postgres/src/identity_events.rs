@@ -50,15 +50,7 @@ impl IdentityEventStore for PgIdentityEventStore {
             Recorded::OtherBody => Ok(DeliveryOutcome::Conflict),
             Recorded::New => apply(tx.conn(), event).await.map(|teams| DeliveryOutcome::Applied { teams }),
         };
-        match applied {
-            Ok(outcome) => tx.commit().await.map(|()| outcome),
-            Err(error) => {
-                // The statement's error says what went wrong; a failed rollback discards the connection.
-                let _ = tx.rollback().await;
-                Err(error)
-            }
-        }
-        .map_err(store_error)
+        tx.finish(applied).await.map_err(store_error)
     }
 }
 

@@ -206,19 +206,10 @@ impl IncidentStore for PgIncidentStore {
                 .await
                 .map_err(TxError::Db),
         };
-        let row = match row {
-            Ok(row) => {
-                tx.commit().await.map(|()| row).map_err(|error| CreateIncidentError::Store(store_error(error)))?
-            }
-            Err(error) => {
-                // A statement's error says what went wrong; a failed rollback discards the connection.
-                let _ = tx.rollback().await;
-                return Err(match error {
-                    TxError::Db(error) => CreateIncidentError::Store(store_error(error)),
-                    TxError::Domain(error) => error,
-                });
-            }
-        };
+        let row = tx.finish(row).await.map_err(|error| match error {
+            TxError::Db(error) => CreateIncidentError::Store(store_error(error)),
+            TxError::Domain(error) => error,
+        })?;
         Ok(Incident::try_from(row)?)
     }
 

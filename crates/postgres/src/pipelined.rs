@@ -14,9 +14,9 @@ use diesel::QueryResult;
 use diesel::connection::{TransactionDepthChange, TransactionManagerStatus};
 use diesel_async::{AnsiTransactionManager, AsyncPgConnection, SimpleAsyncConnection, TransactionManager};
 
-/// An open transaction on `conn`. Finish it with [`Open::commit`] or [`Open::rollback`]; one dropped
-/// unfinished leaves its connection to be discarded by the pool.
-#[must_use = "an open transaction is finished by commit or rollback"]
+/// An open transaction on `conn`. Finish it with [`Open::finish`]; one dropped unfinished leaves its
+/// connection to be discarded by the pool.
+#[must_use = "an open transaction is finished by `finish`"]
 pub(crate) struct Open<'c> {
     conn: &'c mut AsyncPgConnection,
 }
@@ -36,11 +36,7 @@ pub(crate) async fn begin_with<'c, T>(
     let open = Open { conn };
     match result {
         Ok(value) => Ok((open, value)),
-        Err(error) => {
-            // The statement's error says what went wrong; a failed rollback discards the connection.
-            let _ = open.rollback().await;
-            Err(error)
-        }
+        Err(error) => open.finish(Err(error)).await,
     }
 }
 
@@ -50,14 +46,26 @@ impl Open<'_> {
         self.conn
     }
 
+    /// Commits an outcome, or rolls back an error and returns it.
+    pub(crate) async fn finish<T, E: From<diesel::result::Error>>(self, outcome: Result<T, E>) -> Result<T, E> {
+        match outcome {
+            Ok(value) => self.commit().await.map(|()| value).map_err(E::from),
+            Err(error) => {
+                // The statement's error says what went wrong; a failed rollback discards the connection.
+                let _ = self.rollback().await;
+                Err(error)
+            }
+        }
+    }
+
     /// diesel's commit: when `COMMIT` fails, it rolls back, and a connection it cannot restore is
     /// marked broken and discarded.
-    pub(crate) async fn commit(self) -> QueryResult<()> {
+    async fn commit(self) -> QueryResult<()> {
         AnsiTransactionManager::commit_transaction(self.conn).await
     }
 
     /// diesel's rollback, likewise.
-    pub(crate) async fn rollback(self) -> QueryResult<()> {
+    async fn rollback(self) -> QueryResult<()> {
         AnsiTransactionManager::rollback_transaction(self.conn).await
     }
 }
