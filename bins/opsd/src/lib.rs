@@ -8,6 +8,7 @@ mod console;
 pub mod dev_identity;
 mod errors;
 pub(crate) mod extract;
+pub mod floor;
 pub mod jobs;
 mod middleware;
 mod openapi;

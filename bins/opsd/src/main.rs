@@ -1,10 +1,10 @@
-//! `opsd [serve|migrate|seed-demo|vapid-keys|dev-keys|dev-token]`; `serve` is the default.
+//! `opsd [serve|migrate|seed-demo|vapid-keys|dev-keys|dev-token|serve-floor]`; `serve` is the default.
 
 use anyhow::Context;
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 
-const USAGE: &str = "usage: opsd [serve|migrate|openapi|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]]";
+const USAGE: &str = "usage: opsd [serve|migrate|openapi|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]|serve-floor FILE]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -60,6 +60,14 @@ async fn main() -> anyhow::Result<()> {
             let args: Vec<String> = std::env::args().skip(2).collect();
             let request = opsd::dev_identity::TokenRequest::from_args(&args)?;
             println!("{}", opsd::dev_identity::mint(&request)?);
+            Ok(())
+        }
+        "serve-floor" => {
+            let file = std::env::args().nth(2).context(USAGE)?;
+            let body = std::fs::read(&file).with_context(|| format!("reading {file}"))?;
+            let bind = std::env::var("BIND_ADDR").unwrap_or_else(|_| "127.0.0.1:8080".into());
+            let listener = std::net::TcpListener::bind(&bind).with_context(|| format!("binding {bind}"))?;
+            opsd::floor::server(listener, body.into())?.await?;
             Ok(())
         }
         "-h" | "--help" | "help" => {

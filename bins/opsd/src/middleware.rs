@@ -3,10 +3,11 @@
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
+use actix_web::App;
 use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::middleware::Next;
+use actix_web::middleware::{Next, from_fn};
 use futures::FutureExt;
 use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
 use tracing::Instrument;
@@ -52,6 +53,34 @@ pub async fn request_id(
     }
     .instrument(span)
     .await
+}
+
+/// Every layer an answer passes through, innermost first: panics caught, security headers,
+/// metrics, the request id.
+pub fn layered<T>(
+    app: App<T>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<BoxBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+>
+where
+    T: ServiceFactory<
+            ServiceRequest,
+            Config = (),
+            Response = ServiceResponse<BoxBody>,
+            Error = actix_web::Error,
+            InitError = (),
+        > + 'static,
+{
+    app.wrap(from_fn(catch_panics))
+        .wrap(from_fn(security_headers))
+        .wrap(from_fn(record_metrics))
+        .wrap(from_fn(request_id))
 }
 
 /// Headers every answer carries: `X-Content-Type-Options: nosniff`; `Cache-Control: no-store` on

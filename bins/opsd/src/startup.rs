@@ -3,7 +3,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::dev::Server;
-use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
 use opsd_assistant::{AssistantLimits, AssistantPorts, AssistantService};
@@ -44,7 +43,7 @@ use tokio::task::JoinHandle;
 use crate::config::{Config, http_workers};
 use crate::extract::json::BODY_LIMIT;
 use crate::jobs::{self, Jobs};
-use crate::middleware::{HttpMetrics, catch_panics, record_metrics, request_id, security_headers};
+use crate::middleware::{HttpMetrics, layered};
 use crate::routes;
 use crate::state::AppState;
 use crate::supervisor::Supervisor;
@@ -78,17 +77,15 @@ impl Application {
             if let Err(error) = worker_db.attach_worker() {
                 tracing::error!(%error, "this worker uses the shared connection pool");
             }
-            App::new()
-                .app_data(state.clone())
-                .app_data(metrics.clone())
-                .app_data(supervisor.clone())
-                .app_data(web::PayloadConfig::new(BODY_LIMIT))
-                .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
-                .configure(routes::configure)
-                .wrap(from_fn(catch_panics))
-                .wrap(from_fn(security_headers))
-                .wrap(from_fn(record_metrics))
-                .wrap(from_fn(request_id))
+            layered(
+                App::new()
+                    .app_data(state.clone())
+                    .app_data(metrics.clone())
+                    .app_data(supervisor.clone())
+                    .app_data(web::PayloadConfig::new(BODY_LIMIT))
+                    .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
+                    .configure(routes::configure),
+            )
         })
         .workers(workers)
         .listen(listener)?
