@@ -13,10 +13,14 @@ use opsd_optimization::{CacheLookup, RenderedReport, ReportCache, ReportKey};
 
 pub const TIME_TO_LIVE: Duration = Duration::from_secs(15 * 60);
 
+/// Keys come from authenticated callers only, and a hit's hashing is a good part of its cost, so
+/// foldhash (per-instance seeds) rather than SipHash.
+type KeyHasher = foldhash::fast::RandomState;
+
 /// One kind of report (`V`) per key.
 #[derive(Clone)]
 pub struct MokaReportCache<V: Send + Sync + 'static = RenderedReport> {
-    entries: Cache<ReportKey, Arc<V>>,
+    entries: Cache<ReportKey, Arc<V>, KeyHasher>,
     generations: Arc<Mutex<HashMap<TeamId, u64>>>,
     /// Bumped by `clear`, which invalidates every team at once.
     epoch: Arc<Mutex<u64>>,
@@ -29,7 +33,7 @@ impl<V: Send + Sync + 'static> MokaReportCache<V> {
                 .time_to_live(time_to_live)
                 .max_capacity(max_entries)
                 .support_invalidation_closures()
-                .build(),
+                .build_with_hasher(KeyHasher::default()),
             generations: Arc::new(Mutex::new(HashMap::new())),
             epoch: Arc::new(Mutex::new(0)),
         }

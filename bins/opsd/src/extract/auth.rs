@@ -12,8 +12,8 @@ use crate::state::AppState;
 
 const SESSION_COOKIE: &str = "__session";
 
-fn state(req: &HttpRequest) -> web::Data<AppState> {
-    req.app_data::<web::Data<AppState>>().expect("AppState is registered").clone()
+fn state(req: &HttpRequest) -> &web::Data<AppState> {
+    req.app_data::<web::Data<AppState>>().expect("AppState is registered")
 }
 
 fn bearer(req: &HttpRequest) -> Option<&str> {
@@ -69,7 +69,7 @@ enum Transport {
 }
 
 fn authenticate(req: &HttpRequest, transport: Transport) -> LocalBoxFuture<'static, Result<Caller, ApiError>> {
-    let state = state(req);
+    let state = state(req).clone();
     let token = match transport {
         Transport::Bearer => bearer(req).map(str::to_owned).ok_or(ApiError::Unauthorized),
         Transport::Cookie => session_cookie(req, &state),
