@@ -261,9 +261,18 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
     ]
 }
 
-/// `pgbench`'s transactions per second for a yardstick script on `url`.
-pub fn yardstick_tps(url: &str, script: &str, seconds: u64) -> f64 {
+/// A yardstick's run: `pgbench`'s transactions per second and its own p99 latency.
+pub struct Yardstick {
+    pub tps: f64,
+    pub p99_ms: f64,
+}
+
+/// Runs a yardstick script on `url`. A fifth of the transactions are logged for the p99, so that
+/// the database's own tail at 32 clients can be told apart from the route's.
+pub fn yardstick(url: &str, script: &str, seconds: u64) -> Yardstick {
     let path = format!("{}/bench/yardsticks/{script}.sql", env!("CARGO_MANIFEST_DIR"));
+    let logs = std::env::temp_dir().join(format!("opsd-yardstick-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir(&logs).expect("a directory for pgbench's logs");
     let output = std::process::Command::new("pgbench")
         .args([
             "-n",
@@ -277,18 +286,38 @@ pub fn yardstick_tps(url: &str, script: &str, seconds: u64) -> f64 {
             &seconds.to_string(),
             "-f",
             &path,
+            "--log",
+            "--sampling-rate=0.2",
         ])
+        .arg(format!("--log-prefix={}", logs.join("tx").display()))
         .args(["-D", &format!("team={TEAM}"), "-D", &format!("location={}", location(0)), "-D", "user=user_push_0"])
         .arg(url)
         .output()
         .expect("pgbench on the PATH");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "pgbench {script}: {}", String::from_utf8_lossy(&output.stderr));
-    text.lines()
+    let tps = text
+        .lines()
         .find_map(|line| line.strip_prefix("tps = "))
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|tps| tps.parse().ok())
-        .unwrap_or_else(|| panic!("no tps in pgbench's output: {text}"))
+        .unwrap_or_else(|| panic!("no tps in pgbench's output: {text}"));
+    let mut latencies_us = logged_latencies_us(&logs);
+    std::fs::remove_dir_all(&logs).ok();
+    assert!(!latencies_us.is_empty(), "pgbench {script} logged no transactions");
+    latencies_us.sort_unstable();
+    let p99 = latencies_us[(latencies_us.len() - 1) * 99 / 100];
+    Yardstick { tps, p99_ms: p99 as f64 / 1000.0 }
+}
+
+/// The third field of each line of pgbench's per-transaction logs: the latency in µs.
+fn logged_latencies_us(dir: &std::path::Path) -> Vec<u64> {
+    let mut latencies = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("pgbench's log directory") {
+        let log = std::fs::read_to_string(entry.expect("a log file").path()).expect("a readable log");
+        latencies.extend(log.lines().filter_map(|line| line.split_whitespace().nth(2)?.parse::<u64>().ok()));
+    }
+    latencies
 }
 
 /// Each write route for `seconds` at 32 connections, then its yardstick; prints a line each.
@@ -309,18 +338,19 @@ pub async fn measure(seconds: u64) -> Vec<(&'static str, Figures, f64)> {
             continue;
         }
         let load = load::run(CONNECTIONS, Duration::from_secs(seconds), route.expected, route.make).await;
-        let tps = yardstick_tps(database.url(), route.yardstick, seconds);
+        let yardstick = yardstick(database.url(), route.yardstick, seconds);
         println!(
-            "  {:<24} {:>8.0} req/s   p50 {:>6.2} ms   p99 {:>6.2} ms   errors {}   yardstick {:>7.0} tps   ratio {:.2}",
+            "  {:<24} {:>8.0} req/s   p50 {:>6.2} ms   p99 {:>6.2} ms   errors {}   yardstick {:>7.0} tps, p99 {:>6.2} ms   ratio {:.2}",
             route.name,
             load.rate(),
             load.percentile_ms(0.5),
             load.percentile_ms(0.99),
             load.errors,
-            tps,
-            load.rate() / tps
+            yardstick.tps,
+            yardstick.p99_ms,
+            load.rate() / yardstick.tps
         );
-        figures.push((route.name, load, tps));
+        figures.push((route.name, load, yardstick.tps));
     }
     figures
 }
