@@ -24,6 +24,15 @@ pub struct Kind {
     pub make: MakeRequest,
 }
 
+/// The nearest-rank percentile `p` of latencies in µs sorted ascending, in ms (NaN for none).
+pub fn percentile_ms(sorted_us: &[u32], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return f64::NAN;
+    }
+    let index = ((sorted_us.len() as f64 * p).ceil() as usize).clamp(1, sorted_us.len()) - 1;
+    f64::from(sorted_us[index]) / 1000.0
+}
+
 /// One route's figures over a run.
 #[derive(Debug, Default, Clone)]
 pub struct Figures {
@@ -40,11 +49,7 @@ impl Figures {
     }
 
     pub fn percentile_ms(&self, p: f64) -> f64 {
-        if self.latencies_us.is_empty() {
-            return f64::NAN;
-        }
-        let index = ((self.latencies_us.len() as f64 * p).ceil() as usize).clamp(1, self.latencies_us.len()) - 1;
-        f64::from(self.latencies_us[index]) / 1000.0
+        percentile_ms(&self.latencies_us, p)
     }
 
     fn merge(&mut self, other: Figures) {

@@ -306,16 +306,15 @@ pub fn yardstick(url: &str, script: &str, seconds: u64) -> Yardstick {
     std::fs::remove_dir_all(&logs).ok();
     assert!(!latencies_us.is_empty(), "pgbench {script} logged no transactions");
     latencies_us.sort_unstable();
-    let p99 = latencies_us[(latencies_us.len() - 1) * 99 / 100];
-    Yardstick { tps, p99_ms: p99 as f64 / 1000.0 }
+    Yardstick { tps, p99_ms: load::percentile_ms(&latencies_us, 0.99) }
 }
 
 /// The third field of each line of pgbench's per-transaction logs: the latency in µs.
-fn logged_latencies_us(dir: &std::path::Path) -> Vec<u64> {
+fn logged_latencies_us(dir: &std::path::Path) -> Vec<u32> {
     let mut latencies = Vec::new();
     for entry in std::fs::read_dir(dir).expect("pgbench's log directory") {
         let log = std::fs::read_to_string(entry.expect("a log file").path()).expect("a readable log");
-        latencies.extend(log.lines().filter_map(|line| line.split_whitespace().nth(2)?.parse::<u64>().ok()));
+        latencies.extend(log.lines().filter_map(|line| line.split_whitespace().nth(2)?.parse::<u32>().ok()));
     }
     latencies
 }
