@@ -114,7 +114,7 @@ pub struct IdentityConfig {
 impl Config {
     pub fn from_environment() -> Result<Self, ConfigError> {
         Ok(Self {
-            bind_addr: parsed("BIND_ADDR")?.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("a socket address")),
+            bind_addr: bind_addr()?,
             database: DatabaseConfig {
                 url: text("DATABASE_URL")
                     .map(SecretString::from)
@@ -210,6 +210,11 @@ fn default_pool_size() -> usize {
 }
 
 /// One HTTP worker per core, as actix-web's own default (two when the count cannot be read).
+/// `BIND_ADDR`, by default 127.0.0.1:8080.
+pub fn bind_addr() -> Result<SocketAddr, ConfigError> {
+    Ok(parsed("BIND_ADDR")?.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("a socket address")))
+}
+
 pub fn http_workers() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get())
 }

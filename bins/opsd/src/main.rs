@@ -65,8 +65,8 @@ async fn main() -> anyhow::Result<()> {
         "serve-floor" => {
             let file = std::env::args().nth(2).context(USAGE)?;
             let body = std::fs::read(&file).with_context(|| format!("reading {file}"))?;
-            let bind = std::env::var("BIND_ADDR").unwrap_or_else(|_| "127.0.0.1:8080".into());
-            let listener = std::net::TcpListener::bind(&bind).with_context(|| format!("binding {bind}"))?;
+            let bind = opsd::config::bind_addr()?;
+            let listener = std::net::TcpListener::bind(bind).with_context(|| format!("binding {bind}"))?;
             opsd::floor::server(listener, body.into())?.await?;
             Ok(())
         }
