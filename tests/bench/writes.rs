@@ -81,6 +81,31 @@ pub struct WriteRoute {
     pub make: MakeRequest,
     /// The file stem under `bench/yardsticks/`.
     pub yardstick: &'static str,
+    /// What a real client has done before it makes this write, sent once before the measurement.
+    pub before: Option<Prelude>,
+}
+
+/// Requests sent before a route's measurement: `make` with `Slot::seq` from 0 to `count`, each
+/// answered `expected`.
+pub struct Prelude {
+    pub count: u64,
+    pub expected: u16,
+    pub make: MakeRequest,
+}
+
+impl Prelude {
+    async fn send(&self, client: &reqwest::Client) {
+        use futures::StreamExt;
+        let answers = futures::stream::iter(0..self.count)
+            .map(|seq| (self.make)(client, Slot { connection: 0, n: seq, seq }).send())
+            .buffer_unordered(CONNECTIONS);
+        answers
+            .for_each(|answer| async move {
+                let status = answer.expect("a prelude request is answered").status();
+                assert_eq!(status.as_u16(), self.expected, "a prelude request's status");
+            })
+            .await;
+    }
 }
 
 fn today() -> time::Date {
@@ -117,6 +142,17 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
     let push_tokens: Arc<Vec<String>> =
         Arc::new((0..PUSH_USERS).map(|u| TokenMinter.member(&format!("user_push_{u}"), TEAM)).collect());
     let url = |path: &str| format!("{base}{path}");
+    // A browser subscribes once the app has loaded, so its session has been seen: each push user
+    // loads the team's locations first. The measurement is then of the subscription, not of each
+    // user's first sign-in ever (which creates the membership).
+    let (locations, sign_in_tokens) = (url("/api/locations"), push_tokens.clone());
+    let push_sign_ins = Prelude {
+        count: PUSH_USERS,
+        expected: 200,
+        make: Arc::new(move |client, slot: Slot| {
+            client.get(&locations).header("cookie", format!("__session={}", sign_in_tokens[slot.seq as usize]))
+        }),
+    };
     let (incidents, comment, status) = (url("/api/incidents"), base.to_owned(), base.to_owned());
     let (shift, manager, subscribe) =
         (url("/api/reports/shift"), url("/api/reports/manager"), url("/api/push/subscribe"));
@@ -130,6 +166,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "incident + new contact",
             expected: 201,
             yardstick: "incident_create",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 let body = format!(
                     r#"{{"locationId":"{}","type":"Injury","severity":"high","notes":"Cut on the slicer","contactMode":"new","contactName":"Guest {}","contactPhone":"+1 555 010 2030"}}"#,
@@ -143,6 +180,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "incident comment",
             expected: 201,
             yardstick: "incident_comment",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 let url = format!("{comment}/api/incidents/{}/comments", incident(slot.connection));
                 json(client.post(url).bearer_auth(&member_b), r#"{"content":"Manager notified"}"#)
@@ -152,6 +190,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "incident status change",
             expected: 200,
             yardstick: "incident_status",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 let to = if slot.n.is_multiple_of(2) { "investigating" } else { "resolved" };
                 let url = format!("{status}/api/incidents/{}", incident(slot.connection));
@@ -162,6 +201,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "shift report",
             expected: 201,
             yardstick: "shift_report",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 // (location, shift, date) is new for every request: 20 x 3 a day, going back a day at a time.
                 let seq = first + slot.seq;
@@ -178,6 +218,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "manager report",
             expected: 201,
             yardstick: "manager_report",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 let seq = first + slot.seq;
                 let date = today() - time::Duration::days(1 + (seq / 20) as i64);
@@ -192,6 +233,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "push subscription",
             expected: 200,
             yardstick: "push_subscribe",
+            before: Some(push_sign_ins),
             make: Arc::new(move |client, slot: Slot| {
                 // Concurrent requests are different users, as the yardstick's keys are, and a
                 // mixed load's share of them still goes round all the users.
@@ -211,6 +253,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "sales, 10,000 rows",
             expected: 200,
             yardstick: "sales_ingest",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 // New (date, block) rows every request: 3,334 days per request from year 1000 on.
                 let first = time::macros::date!(1000 - 01 - 01) + time::Duration::days((slot.seq / 20) as i64 * 3_334);
@@ -232,6 +275,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "identity webhook",
             expected: 200,
             yardstick: "identity_webhook",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 let user = format!("user_hook_{}", slot.connection);
                 // Newer every time, so each delivery is applied, not skipped as stale.
@@ -247,6 +291,7 @@ pub fn routes(base: &str, run: &str, first: u64) -> Vec<WriteRoute> {
             name: "guest event",
             expected: 202,
             yardstick: "guest_event",
+            before: None,
             make: Arc::new(move |client, slot: Slot| {
                 let now = OffsetDateTime::now_utc().format(&Rfc3339).unwrap();
                 let body = format!(
@@ -335,6 +380,9 @@ pub async fn measure(seconds: u64) -> Vec<(&'static str, Figures, f64)> {
     for route in routes(&server.base, &run, 0) {
         if only.as_ref().is_some_and(|only| !only.iter().any(|name| name == route.yardstick)) {
             continue;
+        }
+        if let Some(before) = &route.before {
+            before.send(&reqwest::Client::new()).await;
         }
         let load = load::run(CONNECTIONS, Duration::from_secs(seconds), route.expected, route.make).await;
         let yardstick = yardstick(database.url(), route.yardstick, seconds);
