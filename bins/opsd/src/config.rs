@@ -209,12 +209,12 @@ fn default_pool_size() -> usize {
     http_workers() * 3 + 2
 }
 
-/// One HTTP worker per core, as actix-web's own default (two when the count cannot be read).
 /// `BIND_ADDR`, by default 127.0.0.1:8080.
 pub fn bind_addr() -> Result<SocketAddr, ConfigError> {
     Ok(parsed("BIND_ADDR")?.unwrap_or_else(|| "127.0.0.1:8080".parse().expect("a socket address")))
 }
 
+/// One HTTP worker per core, as actix-web's own default (two when the count cannot be read).
 pub fn http_workers() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get())
 }
