@@ -121,7 +121,9 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test]
+    // The clock is paused and advances only when every task waits, so the backoffs (250 ms, then
+    // 500 ms) have passed by the 1.2 s mark however loaded the machine is.
+    #[tokio::test(start_paused = true)]
     async fn a_task_that_panics_or_ends_is_restarted_and_its_restarts_are_shown() {
         let registry = Registry::new();
         let supervisor = Supervisor::new(&registry);
