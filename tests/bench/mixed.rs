@@ -41,11 +41,18 @@ fn spread(per_instance: Vec<MakeRequest>) -> MakeRequest {
     })
 }
 
-/// The day's requests against each of `bases`, with their weights.
-fn kinds(bases: &[String], first: u64, last_week: time::Date, locations: &Arc<Vec<String>>) -> Vec<Kind> {
+/// The day's requests against each of `bases`, with their weights, and what their clients have
+/// done before the day (the push users have loaded the app on each instance).
+fn kinds(
+    bases: &[String],
+    first: u64,
+    last_week: time::Date,
+    locations: &Arc<Vec<String>>,
+) -> (Vec<Kind>, Vec<writes::Prelude>) {
     let run = uuid::Uuid::new_v4().simple().to_string();
-    let per_instance: Vec<Vec<writes::WriteRoute>> =
+    let mut per_instance: Vec<Vec<writes::WriteRoute>> =
         bases.iter().map(|base| writes::routes(base, &run, first)).collect();
+    let preludes = per_instance.iter_mut().flatten().filter_map(|route| route.before.take()).collect();
     let weight = |name: &str| match name {
         "incident + new contact" => 8,
         "incident comment" => 12,
@@ -90,7 +97,7 @@ fn kinds(bases: &[String], first: u64, last_week: time::Date, locations: &Arc<Ve
     let location: Vec<MakeRequest> = bases.iter().map(|base| report(base, true)).collect();
     kinds.push(Kind { name: "optimization, team", weight: 40, expected: 200, make: spread(team) });
     kinds.push(Kind { name: "optimization, a location", weight: 10, expected: 200, make: spread(location) });
-    kinds
+    (kinds, preludes)
 }
 
 /// Calls every job once a second, on the instances in turn, until stopped; counts calls and failures.
@@ -124,8 +131,12 @@ async fn day(instances: &[Opsd], seconds: u64, first: u64, last_week: time::Date
     let bases: Vec<String> = instances.iter().map(|opsd| opsd.base.clone()).collect();
     let (stop, calls, failures) =
         (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (kinds, preludes) = kinds(&bases, first, last_week, locations);
+    let client = reqwest::Client::new();
+    for prelude in &preludes {
+        prelude.send(&client).await;
+    }
     let jobs = tokio::spawn(cron(bases.clone(), stop.clone(), calls.clone(), failures.clone()));
-    let kinds = kinds(&bases, first, last_week, locations);
     let figures = load::run_mix(CONNECTIONS, Duration::from_secs(seconds), kinds.clone()).await;
     stop.store(true, Ordering::Relaxed);
     jobs.await.unwrap();

@@ -94,7 +94,7 @@ pub struct Prelude {
 }
 
 impl Prelude {
-    async fn send(&self, client: &reqwest::Client) {
+    pub async fn send(&self, client: &reqwest::Client) {
         use futures::StreamExt;
         let answers = futures::stream::iter(0..self.count)
             .map(|seq| (self.make)(client, Slot { connection: 0, n: seq, seq }).send())
