@@ -6,8 +6,8 @@
 //! resident memory of each instance is read after the load.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use opsd_tests::served::{Binary, Opsd};
 use opsd_tests::{API_KEY, CRON_SECRET};
@@ -100,46 +100,63 @@ fn kinds(
     (kinds, preludes)
 }
 
-/// Calls every job once a second, on the instances in turn, until stopped; counts calls and failures.
-async fn cron(bases: Vec<String>, stop: Arc<AtomicBool>, calls: Arc<AtomicU64>, failures: Arc<AtomicU64>) {
+/// What the scheduler saw of one job.
+#[derive(Default)]
+struct JobCalls {
+    calls: u64,
+    failures: u64,
+    slowest: Duration,
+}
+
+/// Calls each job once a second on its own schedule, as a cron scheduler does (a slow job delays
+/// only its own next call), on the instances in turn, until stopped.
+async fn cron(bases: Vec<String>, stop: Arc<AtomicBool>) -> Vec<(&'static str, JobCalls)> {
     let client = reqwest::Client::new();
-    let mut minute = 0usize;
-    while !stop.load(Ordering::Relaxed) {
-        for job in JOBS {
-            let base = &bases[minute % bases.len()];
-            let answer = client.get(format!("{base}{job}")).bearer_auth(CRON_SECRET).send().await;
-            calls.fetch_add(1, Ordering::Relaxed);
-            match answer {
-                Ok(response) if response.status().is_success() => {}
-                Ok(response) => {
-                    eprintln!("  {job}: {}", response.status());
-                    failures.fetch_add(1, Ordering::Relaxed);
+    let schedules = JOBS.map(|job| {
+        let (client, bases, stop) = (client.clone(), bases.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut seen = JobCalls::default();
+            let mut every_second = tokio::time::interval(Duration::from_secs(1));
+            every_second.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            for minute in 0usize.. {
+                every_second.tick().await;
+                if stop.load(Ordering::Relaxed) {
+                    break;
                 }
-                Err(error) => {
-                    eprintln!("  {job}: {error}");
-                    failures.fetch_add(1, Ordering::Relaxed);
+                let started = Instant::now();
+                let answer =
+                    client.get(format!("{}{job}", bases[minute % bases.len()])).bearer_auth(CRON_SECRET).send();
+                let failure = match answer.await {
+                    Ok(response) if response.status().is_success() => None,
+                    Ok(response) => Some(response.status().to_string()),
+                    Err(error) => Some(error.to_string()),
+                };
+                seen.calls += 1;
+                seen.slowest = seen.slowest.max(started.elapsed());
+                if let Some(why) = failure {
+                    eprintln!("  {job}: {why}");
+                    seen.failures += 1;
                 }
             }
-        }
-        minute += 1;
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+            (job, seen)
+        })
+    });
+    futures::future::join_all(schedules).await.into_iter().map(|done| done.expect("a job's schedule")).collect()
 }
 
 /// One run of the day; `first` keeps its report dates apart from the other runs'.
 async fn day(instances: &[Opsd], seconds: u64, first: u64, last_week: time::Date, locations: &Arc<Vec<String>>) {
     let bases: Vec<String> = instances.iter().map(|opsd| opsd.base.clone()).collect();
-    let (stop, calls, failures) =
-        (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let stop = Arc::new(AtomicBool::new(false));
     let (kinds, preludes) = kinds(&bases, first, last_week, locations);
     let client = reqwest::Client::new();
     for prelude in &preludes {
         prelude.send(&client).await;
     }
-    let jobs = tokio::spawn(cron(bases.clone(), stop.clone(), calls.clone(), failures.clone()));
+    let jobs = tokio::spawn(cron(bases.clone(), stop.clone()));
     let figures = load::run_mix(CONNECTIONS, Duration::from_secs(seconds), kinds.clone()).await;
     stop.store(true, Ordering::Relaxed);
-    jobs.await.unwrap();
+    let jobs = jobs.await.expect("the scheduler");
     let (mut answered, mut errors) = (0, 0);
     for (kind, figures) in kinds.iter().zip(&figures) {
         println!(
@@ -154,11 +171,15 @@ async fn day(instances: &[Opsd], seconds: u64, first: u64, last_week: time::Date
         errors += figures.errors;
     }
     let seconds = figures[0].seconds;
+    let calls: u64 = jobs.iter().map(|(_, seen)| seen.calls).sum();
+    let failures: u64 = jobs.iter().map(|(_, seen)| seen.failures).sum();
+    let (slowest_job, slowest) =
+        jobs.iter().map(|(job, seen)| (*job, seen.slowest)).max_by_key(|(_, took)| *took).expect("jobs");
     println!(
-        "    all: {:.0} req/s, {errors} errors (goal: none); jobs: {} calls, {} failed (goal: none)",
+        "    all: {:.0} req/s, {errors} errors (goal: none); jobs: {calls} calls, {failures} failed (goal: none), \
+         the slowest {:.2} s ({slowest_job})",
         answered as f64 / seconds,
-        calls.load(Ordering::Relaxed),
-        failures.load(Ordering::Relaxed)
+        slowest.as_secs_f64()
     );
     for (index, opsd) in instances.iter().enumerate() {
         let rss = opsd.rss_kib();
