@@ -204,9 +204,10 @@ fn flag(name: &'static str) -> Result<bool, ConfigError> {
 /// requests' database work wait on each other. Measured on 2 cores at 32 concurrent uncached
 /// reports: 4 to 6 connections gave a p99 of 23 to 27 ms, 16 gave 43 to 64 ms at the same
 /// throughput. Plus one per core for the HTTP workers' own connections (`Db::split_for_workers`,
-/// one worker per core): taken out of the 6, they left the write routes about 10% slower.
+/// one worker per core): taken out of the 6, they left the write routes about 10% slower. Plus one
+/// for the session that holds the jobs' locks (`Db::split_session`).
 fn default_pool_size() -> usize {
-    http_workers() * 3 + 2
+    http_workers() * 3 + 3
 }
 
 /// `BIND_ADDR`, by default 127.0.0.1:8080.

@@ -65,10 +65,11 @@ impl Application {
         let mut db = connect_database(&config).await?;
         let workers = http_workers();
         db.split_for_workers(workers);
+        let job_locks = PgJobLocks::new(db.split_session()?);
         let worker_db = db.clone();
         let metrics = web::Data::new(HttpMetrics::new().with_routes(routes::patterns().iter().map(String::as_str)));
         let supervisor = Supervisor::new(&metrics.registry);
-        let (state, background) = wire(&config, db, &supervisor).await?;
+        let (state, background) = wire(&config, db, job_locks, &supervisor).await?;
         let state = web::Data::new(state);
         let supervisor = web::Data::new(supervisor);
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
@@ -120,7 +121,12 @@ pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Result<(AppState, Vec<JoinHandle<()>>)> {
+async fn wire(
+    config: &Config,
+    db: Db,
+    job_locks: PgJobLocks,
+    supervisor: &Supervisor,
+) -> anyhow::Result<(AppState, Vec<JoinHandle<()>>)> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
     let locations = Arc::new(PgLocationStore::new(db.clone()));
@@ -330,7 +336,7 @@ async fn wire(config: &Config, db: Db, supervisor: &Supervisor) -> anyhow::Resul
         guest_event_wake,
         job_history: Arc::new(PgJobRunStore::new(db.clone())),
         nudges,
-        jobs: Arc::new(JobRunner::new(Arc::new(PgJobLocks::new(db.clone())), Arc::new(PgJobRunStore::new(db)), clock)),
+        jobs: Arc::new(JobRunner::new(Arc::new(job_locks), Arc::new(PgJobRunStore::new(db)), clock)),
     };
     Ok((state, background))
 }

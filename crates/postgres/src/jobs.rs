@@ -1,13 +1,18 @@
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Text};
-use diesel_async::pooled_connection::deadpool::Object;
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use opsd_core::StoreError;
 use opsd_jobs::{JobActivity, JobHistory, JobLease, JobLocks, JobRunStore, JobStatus, LastRun};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::pool::pool_error;
 use crate::prepared::prepared;
 use crate::schema::job_runs;
 use crate::{Db, store_error};
@@ -18,56 +23,103 @@ struct Locked {
     locked: bool,
 }
 
-/// Session-level advisory locks, one per job name, held on a connection for the whole run.
+/// Session-level advisory locks, one per job name, all held on one session of the instance's own
+/// ([`Db::split_session`]) for as long as each run lasts.
+///
+/// Why one session: a run used to hold a pooled connection of its own for its lock, then take
+/// another for its work. Ten jobs called in the same second took every connection of a
+/// six-connection pool and each waited for a second one: every job and every request waited out
+/// the acquire timeout and was answered 503 (`just bench`'s mixed workload, with each job on its
+/// own schedule as a cron scheduler calls them). Session locks are reentrant within a session, so
+/// the instance's own runs are told apart in `held`.
 pub struct PgJobLocks {
-    db: Db,
+    session: Pool<AsyncPgConnection>,
+    held: Arc<Mutex<HashSet<String>>>,
 }
 
 impl PgJobLocks {
-    pub fn new(db: Db) -> Self {
-        Self { db }
+    /// `session`: a pool of one connection that nothing else uses.
+    pub fn new(session: Pool<AsyncPgConnection>) -> Self {
+        Self { session, held: Arc::default() }
+    }
+}
+
+/// Takes `job` out of the instance's held set, once its lock is gone.
+fn forget(held: &Mutex<HashSet<String>>, job: &str) {
+    held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(job);
+}
+
+async fn lock_statement(session: &Pool<AsyncPgConnection>, sql: &'static str, job: &str) -> Result<bool, StoreError> {
+    let mut conn = session.get().await.map_err(pool_error)?;
+    let answer = prepared(sql).bind::<Text, _>(job).get_result::<Locked>(&mut conn).await;
+    match answer {
+        Ok(locked) => Ok(locked.locked),
+        Err(error) => {
+            // Closing the session is the other way to release its locks, and a session whose
+            // lock statement failed is not one to keep locks on.
+            drop(Object::take(conn));
+            Err(store_error(error))
+        }
     }
 }
 
 #[async_trait]
 impl JobLocks for PgJobLocks {
     async fn try_acquire(&self, job: &str) -> Result<Option<Box<dyn JobLease>>, StoreError> {
-        let mut conn = self.db.conn().await?;
-        let locked: Locked = prepared("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked")
-            .bind::<Text, _>(job)
-            .get_result(&mut conn)
-            .await
-            .map_err(store_error)?;
-        Ok(locked.locked.then(|| Box::new(PgJobLease { conn: Some(conn), job: job.to_owned() }) as Box<dyn JobLease>))
+        if !self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(job.to_owned()) {
+            return Ok(None);
+        }
+        let locked =
+            lock_statement(&self.session, "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked", job)
+                .await
+                .inspect_err(|_| forget(&self.held, job))?;
+        if !locked {
+            forget(&self.held, job);
+            return Ok(None);
+        }
+        let lease =
+            PgJobLease { session: self.session.clone(), held: self.held.clone(), job: job.to_owned(), released: false };
+        Ok(Some(Box::new(lease)))
     }
 }
 
 struct PgJobLease {
-    conn: Option<Object<AsyncPgConnection>>,
+    session: Pool<AsyncPgConnection>,
+    held: Arc<Mutex<HashSet<String>>>,
     job: String,
+    released: bool,
+}
+
+impl PgJobLease {
+    fn unlock(&self) -> impl Future<Output = ()> + Send + 'static {
+        let (session, held, job) = (self.session.clone(), self.held.clone(), self.job.clone());
+        async move {
+            let unlocked =
+                lock_statement(&session, "SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS locked", &job).await;
+            if let Err(error) = unlocked {
+                tracing::warn!(job, %error, "unlocking a job failed; its session was closed instead");
+            }
+            forget(&held, &job);
+        }
+    }
 }
 
 #[async_trait]
 impl JobLease for PgJobLease {
     async fn release(mut self: Box<Self>) {
-        let Some(mut conn) = self.conn.take() else { return };
-        let unlocked = prepared("SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS locked")
-            .bind::<Text, _>(&self.job)
-            .get_result::<Locked>(&mut conn)
-            .await;
-        if unlocked.is_err() {
-            // Closing the session is the other way to release a session lock.
-            drop(Object::take(conn));
-        }
+        self.released = true;
+        self.unlock().await;
     }
 }
 
 impl Drop for PgJobLease {
     fn drop(&mut self) {
-        // Dropped without release (a panic mid-run): close the session rather than hand a
-        // connection that still holds the lock back to the pool.
-        if let Some(conn) = self.conn.take() {
-            drop(Object::take(conn));
+        // Dropped without release (a panic mid-run): unlock in the background; until then the
+        // instance still counts the job as held, so no run of it starts here in between.
+        if !self.released
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(self.unlock());
         }
     }
 }

@@ -48,6 +48,8 @@ pub struct Db {
 
 /// What making a pool needs.
 struct Setup {
+    /// Where the shared connections' driver tasks run (see [`Db::connect`]).
+    runtime: Option<Handle>,
     connect: PgConnect,
     url: String,
     acquire_timeout: Duration,
@@ -86,6 +88,7 @@ impl std::ops::DerefMut for BulkConn {
 impl Db {
     pub fn connect(config: &DbConfig) -> Result<Self, StoreError> {
         let setup = Arc::new(Setup {
+            runtime: tokio::runtime::Handle::try_current().ok(),
             connect: PgConnect::from_url(config.url.expose_secret()).map_err(StoreError::Unknown)?,
             url: config.url.expose_secret().to_owned(),
             acquire_timeout: config.acquire_timeout,
@@ -96,8 +99,7 @@ impl Db {
         // shared connections it made with it while another worker still uses them ("connection
         // closed"); so they are established on the runtime that built the pool, which lives until
         // the process ends.
-        let runtime = tokio::runtime::Handle::try_current().ok();
-        let pool = setup.pool(config.max_connections, runtime)?;
+        let pool = setup.pool(config.max_connections, setup.runtime.clone())?;
         let bulk = Arc::new(Semaphore::new((config.max_connections / 3).max(1)));
         Ok(Self { id: NEXT_DB.fetch_add(1, Ordering::Relaxed), pool, setup, split: false, bulk })
     }
@@ -112,6 +114,17 @@ impl Db {
         }
         self.split = true;
         self.pool.resize(max - workers);
+    }
+
+    /// Keeps one connection of the budget as a session of its own, for state that lives as long as
+    /// its session (the jobs' advisory locks, [`crate::PgJobLocks`]); the shared pool keeps the rest,
+    /// at least two. Call it before cloning the `Db` into the adapters.
+    pub fn split_session(&mut self) -> Result<Pool<AsyncPgConnection>, StoreError> {
+        let max = self.pool.status().max_size;
+        if max > 2 {
+            self.pool.resize(max - 1);
+        }
+        self.setup.pool(1, self.setup.runtime.clone())
     }
 
     /// Makes the calling thread's worker connection for this `Db` (opened on first use), which its
@@ -210,7 +223,7 @@ impl Setup {
     }
 }
 
-fn pool_error(error: PoolError) -> StoreError {
+pub(crate) fn pool_error(error: PoolError) -> StoreError {
     match error {
         PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed => StoreError::Unavailable(error.to_string()),
         _ => StoreError::Unknown(error.to_string()),
