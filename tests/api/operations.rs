@@ -189,23 +189,11 @@ async fn the_api_reference_is_served_from_this_origin_only() {
 /// shared pool and every job and request waited out the acquire timeout (503).
 #[tokio::test(flavor = "multi_thread")]
 async fn every_job_called_in_the_same_second_runs_and_requests_are_still_answered() {
-    const JOBS: [&str; 10] = [
-        "/cron/expire-coupons",
-        "/cron/keep-alive",
-        "/cron/prune-soft-deleted-contacts",
-        "/cron/report-reminder",
-        "/cron/check-compliance",
-        "/cron/aggregate-heroes",
-        "/cron/publish-scheduled-announcements",
-        "/cron/sync-schedule-from-7shifts",
-        "/cron/sync-7shifts-roles",
-        "/cron/sync-7shifts-punches",
-    ];
     let app = TestApp::spawn().await;
-    let calls = JOBS.map(|job| app.get(job).bearer_auth(opsd_tests::CRON_SECRET).send());
+    let calls = opsd_tests::CRON_JOBS.map(|job| app.get(job).bearer_auth(opsd_tests::CRON_SECRET).send());
     let request = app.get("/api/locations").bearer_auth(app.tokens.member("user_1", "org_1")).send();
     let (answers, request) = futures::join!(futures::future::join_all(calls), request);
-    for (job, answer) in JOBS.iter().zip(answers) {
+    for (job, answer) in opsd_tests::CRON_JOBS.iter().zip(answers) {
         assert_eq!(answer.unwrap().status(), 200, "{job}");
     }
     assert_eq!(request.unwrap().status(), 200);

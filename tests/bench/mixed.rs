@@ -10,24 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use opsd_tests::served::{Binary, Opsd};
-use opsd_tests::{API_KEY, CRON_SECRET};
+use opsd_tests::{API_KEY, CRON_JOBS, CRON_SECRET};
 
 use crate::load::{self, Kind, MakeRequest, Slot};
 use crate::writes::{self, CONNECTIONS};
 
-/// Every job, each called once per compressed minute.
-const JOBS: [&str; 10] = [
-    "/cron/expire-coupons",
-    "/cron/keep-alive",
-    "/cron/prune-soft-deleted-contacts",
-    "/cron/report-reminder",
-    "/cron/check-compliance",
-    "/cron/aggregate-heroes",
-    "/cron/publish-scheduled-announcements",
-    "/cron/sync-schedule-from-7shifts",
-    "/cron/sync-7shifts-roles",
-    "/cron/sync-7shifts-punches",
-];
 const WEEKS: i64 = 8;
 const LOCATIONS: u32 = 200;
 /// Resident memory after the load, per instance.
@@ -112,7 +99,7 @@ struct JobCalls {
 /// only its own next call), on the instances in turn, until stopped.
 async fn cron(bases: Vec<String>, stop: Arc<AtomicBool>) -> Vec<(&'static str, JobCalls)> {
     let client = reqwest::Client::new();
-    let schedules = JOBS.map(|job| {
+    let schedules = CRON_JOBS.map(|job| {
         let (client, bases, stop) = (client.clone(), bases.clone(), stop.clone());
         tokio::spawn(async move {
             let mut seen = JobCalls::default();

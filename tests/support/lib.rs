@@ -16,6 +16,19 @@ pub const APP_ORIGIN: &str = "https://app.test.example";
 pub const API_KEY: &str = "test-api-key";
 pub const ROTATED_API_KEY: &str = "test-api-key-next";
 pub const CRON_SECRET: &str = "test-cron-secret";
+/// Every job's route, as the cron scheduler calls them.
+pub const CRON_JOBS: [&str; 10] = [
+    "/cron/expire-coupons",
+    "/cron/keep-alive",
+    "/cron/prune-soft-deleted-contacts",
+    "/cron/report-reminder",
+    "/cron/check-compliance",
+    "/cron/aggregate-heroes",
+    "/cron/publish-scheduled-announcements",
+    "/cron/sync-schedule-from-7shifts",
+    "/cron/sync-7shifts-roles",
+    "/cron/sync-7shifts-punches",
+];
 pub const IDENTITY_WEBHOOK_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 pub const COUPON_WEBHOOK_SECRET: &str = "whsec_dGVzdC1jb3Vwb24tc2VjcmV0LWZvci1vcHNk";
 
