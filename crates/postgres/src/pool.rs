@@ -118,7 +118,8 @@ impl Db {
 
     /// Keeps one connection of the budget as a session of its own, for state that lives as long as
     /// its session (the jobs' advisory locks, [`crate::PgJobLocks`]); the shared pool keeps the rest,
-    /// at least two. Call it before cloning the `Db` into the adapters.
+    /// and with a budget of two or less it is one connection beyond it. Call it before cloning the
+    /// `Db` into the adapters.
     pub fn split_session(&mut self) -> Result<Pool<AsyncPgConnection>, StoreError> {
         let max = self.pool.status().max_size;
         if max > 2 {
