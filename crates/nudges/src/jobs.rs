@@ -1,5 +1,7 @@
 use std::sync::Arc;
 
+use futures::stream::{self, StreamExt};
+
 use opsd_core::Week;
 use opsd_core::{Clock, LocationId, StoreError, TeamChat, TeamId};
 use opsd_reports::ReportShift;
@@ -8,7 +10,7 @@ use time_tz::OffsetDateTimeExt;
 
 use crate::expected::{Missing, expected_reports, missing_reports};
 use crate::heroes::top_heroes;
-use crate::ports::{NudgeLocation, NudgeStore};
+use crate::ports::{FilingScope, Filings, NudgeLocation, NudgeStore};
 
 /// What a nudging job did, for its plain-text answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -38,6 +40,25 @@ pub struct NudgeJobs {
     clock: Arc<dyn Clock>,
 }
 
+/// Nudges posted at once: with a chat provider that takes half a second to answer, a chain's
+/// weekly nudges one after another would take minutes.
+const NUDGES_AT_ONCE: usize = 4;
+
+/// A nudge to record and post.
+struct Nudge<'a> {
+    location: &'a NudgeLocation,
+    kind: &'static str,
+    target: String,
+    period: String,
+    text: String,
+}
+
+enum Posted {
+    Sent,
+    Already,
+    Failed,
+}
+
 fn shift_name(shift: ReportShift) -> &'static str {
     shift.as_str()
 }
@@ -50,42 +71,59 @@ impl NudgeJobs {
 
     /// Records the nudge first (once per kind, target and period), then posts it; a provider that
     /// fails or hangs is counted and does not stop the job.
-    async fn nudge(
-        &self,
-        location: &NudgeLocation,
-        kind: &str,
-        target: &str,
-        period: &str,
-        text: &str,
-        tally: &mut NudgeTally,
-    ) -> Result<(), StoreError> {
+    async fn nudge(&self, nudge: &Nudge<'_>) -> Result<Posted, StoreError> {
+        let Nudge { location, kind, target, period, text } = nudge;
         if !self.store.record_nudge(kind, target, period, &location.team_id, self.clock.now()).await? {
-            tally.already += 1;
-            return Ok(());
+            return Ok(Posted::Already);
         }
         let Some(url) = &location.chat_webhook_url else {
-            tally.failed += 1;
-            return Ok(());
+            return Ok(Posted::Failed);
         };
         match self.chat.post(url, text).await {
             Ok(()) => {
                 self.store.nudge_delivered(kind, target, period).await?;
-                tally.sent += 1;
+                Ok(Posted::Sent)
             }
             Err(error) => {
                 tracing::warn!(kind, target, %error, "a team-chat nudge was not delivered");
-                tally.failed += 1;
+                Ok(Posted::Failed)
             }
         }
-        Ok(())
+    }
+
+    /// Sends the nudges, [`NUDGES_AT_ONCE`] at a time. Every nudge runs to its end before a store
+    /// error is returned: one recorded and then dropped mid-post would never be sent.
+    async fn send_all(&self, nudges: &[Nudge<'_>]) -> Result<NudgeTally, StoreError> {
+        // Collected first: with the closure inside the stream's type, the compiler cannot prove
+        // the job's future `Send` ("implementation of `FnOnce` is not general enough").
+        let pending: Vec<_> = nudges.iter().map(|nudge| self.nudge(nudge)).collect();
+        let outcomes: Vec<_> = stream::iter(pending).buffer_unordered(NUDGES_AT_ONCE).collect().await;
+        let mut tally = NudgeTally::default();
+        for outcome in outcomes {
+            match outcome? {
+                Posted::Sent => tally.sent += 1,
+                Posted::Already => tally.already += 1,
+                Posted::Failed => tally.failed += 1,
+            }
+        }
+        Ok(tally)
     }
 
     /// Today's missing reports of each location (today where the location is).
     pub async fn remind(&self) -> Result<NudgeTally, StoreError> {
-        let mut tally = NudgeTally::default();
-        for location in self.store.locations(None).await? {
-            let today = self.local_today(&location);
-            for missing in self.missing(&location, today, today).await? {
+        let locations = self.store.locations(None).await?;
+        let scopes: Vec<FilingScope> = locations
+            .iter()
+            .map(|location| {
+                let today = self.local_today(location);
+                FilingScope { location: location.id, timezone: location.timezone.clone(), from: today, to: today }
+            })
+            .collect();
+        let filings = self.store.filings(&scopes).await?;
+        let mut nudges = Vec::new();
+        for (location, scope) in locations.iter().zip(&scopes) {
+            let today = scope.from;
+            for missing in missing_of(filings.get(&location.id)) {
                 let (kind, target, text) = match missing {
                     Missing::ShiftReport(date, shift) => (
                         "shift_report",
@@ -105,86 +143,70 @@ impl NudgeJobs {
                         ),
                     ),
                 };
-                self.nudge(&location, kind, &target, &today.to_string(), &text, &mut tally).await?;
+                nudges.push(Nudge { location, kind, target, period: today.to_string(), text });
             }
         }
-        Ok(tally)
+        self.send_all(&nudges).await
     }
 
-    /// A location's previous Saturday-to-Friday week: what was expected and what was filed.
-    async fn last_week(&self, location: &NudgeLocation) -> Result<WeekCompliance, StoreError> {
-        let week = Week::containing(self.local_today(location)).previous();
-        let (from, to) = (week.start(), week.end());
-        let starts = self.store.shift_starts(location.id, &location.timezone, from, to).await?;
-        let expected = expected_reports(&starts);
-        let filed_shift = self.store.filed_shift_reports(location.id, from, to).await?;
-        let filed_manager = self.store.filed_manager_reports(location.id, from, to).await?;
-        let missing = missing_reports(&expected, &filed_shift, &filed_manager);
-        let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();
-        let expected_manager = expected.len() as u32;
-        let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
-        let missing_manager = missing.len() as u32 - missing_shift;
-        Ok(WeekCompliance {
-            location: location.id,
-            location_name: location.name.clone(),
-            week_start: from,
-            expected_shift,
-            filed_shift: expected_shift - missing_shift,
-            expected_manager,
-            filed_manager: expected_manager - missing_manager,
-            missing,
-        })
+    /// Each location's previous Saturday-to-Friday week: what was expected and what was filed.
+    async fn last_weeks(&self, locations: &[NudgeLocation]) -> Result<Vec<WeekCompliance>, StoreError> {
+        let scopes: Vec<FilingScope> = locations
+            .iter()
+            .map(|location| {
+                let week = Week::containing(self.local_today(location)).previous();
+                FilingScope {
+                    location: location.id,
+                    timezone: location.timezone.clone(),
+                    from: week.start(),
+                    to: week.end(),
+                }
+            })
+            .collect();
+        let filings = self.store.filings(&scopes).await?;
+        Ok(locations
+            .iter()
+            .zip(scopes)
+            .map(|(location, scope)| week_compliance(location, scope.from, filings.get(&location.id)))
+            .collect())
     }
 
     /// Last week's filing of each of the team's locations, as the compliance job counts it.
     pub async fn compliance(&self, team: &TeamId) -> Result<Vec<WeekCompliance>, StoreError> {
-        let mut weeks = Vec::new();
-        for location in self.store.locations(Some(team)).await?.iter() {
-            weeks.push(self.last_week(location).await?);
-        }
-        Ok(weeks)
+        let locations = self.store.locations(Some(team)).await?;
+        self.last_weeks(&locations).await
     }
 
     /// The previous Saturday-to-Friday week of each location: stores what was expected and filed,
     /// and nudges staff and managers about what is missing.
     pub async fn check_compliance(&self) -> Result<NudgeTally, StoreError> {
-        let mut tally = NudgeTally::default();
-        for location in self.store.locations(None).await? {
+        let locations = self.store.locations(None).await?;
+        let weeks = self.last_weeks(&locations).await?;
+        self.store.save_compliance(&weeks, self.clock.now()).await?;
+        let mut nudges = Vec::new();
+        for (location, week) in locations.iter().zip(&weeks) {
             let WeekCompliance {
                 week_start: from, expected_shift, filed_shift, expected_manager, filed_manager, ..
-            } = self.last_week(&location).await?;
-            let (missing_shift, missing_manager) = (expected_shift - filed_shift, expected_manager - filed_manager);
-            self.store
-                .save_compliance(
-                    location.id,
-                    from,
-                    expected_shift,
-                    expected_shift - missing_shift,
-                    expected_manager,
-                    expected_manager - missing_manager,
-                    self.clock.now(),
-                )
-                .await?;
+            } = *week;
             let period = from.to_string();
-            if missing_shift > 0 {
+            if filed_shift < expected_shift {
                 let text = format!(
-                    "Weekly filing for {} (week of {from}): {} of {expected_shift} shift reports filed. Please file the missing ones.",
-                    location.name,
-                    expected_shift - missing_shift
-                );
-                self.nudge(&location, "compliance_staff", &location.id.to_string(), &period, &text, &mut tally).await?;
-            }
-            if missing_manager > 0 {
-                let text = format!(
-                    "Managers: {} of {expected_manager} daily manager reports were filed for {} (week of {from}).",
-                    expected_manager - missing_manager,
+                    "Weekly filing for {} (week of {from}): {filed_shift} of {expected_shift} shift reports filed. Please file the missing ones.",
                     location.name
                 );
-                self.nudge(&location, "compliance_manager", &location.id.to_string(), &period, &text, &mut tally)
-                    .await?;
+                let target = location.id.to_string();
+                nudges.push(Nudge { location, kind: "compliance_staff", target, period: period.clone(), text });
+            }
+            if filed_manager < expected_manager {
+                let text = format!(
+                    "Managers: {filed_manager} of {expected_manager} daily manager reports were filed for {} (week of {from}).",
+                    location.name
+                );
+                let target = location.id.to_string();
+                nudges.push(Nudge { location, kind: "compliance_manager", target, period, text });
             }
         }
-        Ok(tally)
+        self.send_all(&nudges).await
     }
 
     /// Counts the previous week's Hero of the Shift mentions per location and posts one MVP
@@ -223,19 +245,38 @@ impl NudgeJobs {
         }
         Ok(tally)
     }
+}
 
-    async fn missing(&self, location: &NudgeLocation, from: Date, to: Date) -> Result<Vec<Missing>, StoreError> {
-        let starts = self.store.shift_starts(location.id, &location.timezone, from, to).await?;
-        let expected = expected_reports(&starts);
-        let filed_shift = self.store.filed_shift_reports(location.id, from, to).await?;
-        let filed_manager = self.store.filed_manager_reports(location.id, from, to).await?;
-        Ok(missing_reports(&expected, &filed_shift, &filed_manager))
+/// What the filings leave missing: a report for each report shift with a start, and a manager
+/// report for each day with one.
+fn missing_of(filings: Option<&Filings>) -> Vec<Missing> {
+    let Some(filings) = filings else { return Vec::new() };
+    missing_reports(&expected_reports(&filings.shift_starts), &filings.shift_reports, &filings.manager_reports)
+}
+
+fn week_compliance(location: &NudgeLocation, week_start: Date, filings: Option<&Filings>) -> WeekCompliance {
+    let expected = filings.map(|filings| expected_reports(&filings.shift_starts)).unwrap_or_default();
+    let missing = missing_of(filings);
+    let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();
+    let expected_manager = expected.len() as u32;
+    let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
+    let missing_manager = missing.len() as u32 - missing_shift;
+    WeekCompliance {
+        location: location.id,
+        location_name: location.name.clone(),
+        week_start,
+        expected_shift,
+        filed_shift: expected_shift - missing_shift,
+        expected_manager,
+        filed_manager: expected_manager - missing_manager,
+        missing,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use mockall::predicate::{always, eq};
+    use std::collections::HashMap;
+
     use opsd_core::{LocationId, MockClock, MockTeamChat, TeamId};
     use time::macros::{date, datetime};
     use uuid::Uuid;
@@ -253,6 +294,14 @@ mod tests {
         }
     }
 
+    fn filed(
+        shift_starts: Vec<(Date, u8)>,
+        shift_reports: Vec<(Date, ReportShift)>,
+        manager_reports: Vec<Date>,
+    ) -> HashMap<LocationId, Filings> {
+        HashMap::from([(location().id, Filings { shift_starts, shift_reports, manager_reports })])
+    }
+
     fn jobs(store: MockNudgeStore, chat: MockTeamChat, now: time::OffsetDateTime) -> NudgeJobs {
         let mut clock = MockClock::new();
         clock.expect_now().returning(move || now);
@@ -266,11 +315,17 @@ mod tests {
         // 02:00 UTC on the 22nd is still the 21st in Chicago.
         let today = date!(2026 - 11 - 21);
         store
-            .expect_shift_starts()
-            .with(always(), eq("America/Chicago"), eq(today), eq(today))
-            .returning(move |_, _, _, _| Ok(vec![(today, 17)]));
-        store.expect_filed_shift_reports().returning(|_, _, _| Ok(vec![]));
-        store.expect_filed_manager_reports().returning(move |_, _, _| Ok(vec![today]));
+            .expect_filings()
+            .withf(move |scopes| {
+                scopes
+                    == [FilingScope {
+                        location: location().id,
+                        timezone: "America/Chicago".into(),
+                        from: today,
+                        to: today,
+                    }]
+            })
+            .returning(move |_| Ok(filed(vec![(today, 17)], vec![], vec![today])));
         let mut first = true;
         store.expect_record_nudge().returning(move |kind, _, period, _, _| {
             assert_eq!((kind, period), ("shift_report", "2026-11-21"));
@@ -292,17 +347,24 @@ mod tests {
         let mut store = MockNudgeStore::new();
         store.expect_locations().returning(|_| Ok(vec![location()]));
         let (from, to) = (date!(2026 - 11 - 14), date!(2026 - 11 - 20));
-        store
-            .expect_shift_starts()
-            .with(always(), always(), eq(from), eq(to))
-            .returning(move |_, _, _, _| Ok(vec![(from, 9), (from, 18), (to, 12)]));
-        store.expect_filed_shift_reports().returning(move |_, _, _| Ok(vec![(from, ReportShift::Morning)]));
-        store.expect_filed_manager_reports().returning(move |_, _, _| Ok(vec![from, to]));
+        store.expect_filings().withf(move |scopes| scopes[0].from == from && scopes[0].to == to).returning(move |_| {
+            Ok(filed(vec![(from, 9), (from, 18), (to, 12)], vec![(from, ReportShift::Morning)], vec![from, to]))
+        });
         store
             .expect_save_compliance()
-            .with(always(), eq(from), eq(3), eq(1), eq(2), eq(2), always())
+            .withf(move |weeks, _| {
+                let week = &weeks[0];
+                weeks.len() == 1
+                    && (
+                        week.week_start,
+                        week.expected_shift,
+                        week.filed_shift,
+                        week.expected_manager,
+                        week.filed_manager,
+                    ) == (from, 3, 1, 2, 2)
+            })
             .times(1)
-            .returning(|_, _, _, _, _, _, _| Ok(()));
+            .returning(|_, _| Ok(()));
         store
             .expect_record_nudge()
             .withf(|kind, _, period, _, _| kind == "compliance_staff" && period == "2026-11-14")
@@ -338,5 +400,38 @@ mod tests {
         });
         let tally = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).aggregate_heroes().await.unwrap();
         assert_eq!(tally, NudgeTally { sent: 1, already: 0, failed: 1 });
+    }
+
+    #[tokio::test]
+    async fn every_location_is_read_in_one_call_and_a_failing_nudge_lets_the_others_finish() {
+        let locations: Vec<NudgeLocation> =
+            (0..10).map(|n| NudgeLocation { id: LocationId(Uuid::from_u128(n)), ..location() }).collect();
+        let mut store = MockNudgeStore::new();
+        let listed = locations.clone();
+        store.expect_locations().returning(move |_| Ok(listed.clone()));
+        let day = date!(2026 - 11 - 14);
+        store.expect_filings().times(1).returning(move |scopes| {
+            assert_eq!(scopes.len(), 10);
+            Ok(scopes
+                .iter()
+                .map(|scope| {
+                    (
+                        scope.location,
+                        Filings { manager_reports: vec![day], shift_starts: vec![(day, 9)], ..Filings::default() },
+                    )
+                })
+                .collect())
+        });
+        store.expect_save_compliance().withf(|weeks, _| weeks.len() == 10).times(1).returning(|_, _| Ok(()));
+        // The fourth location's nudge cannot be recorded; the nine others are recorded and posted.
+        let failing = LocationId(Uuid::from_u128(3)).to_string();
+        store.expect_record_nudge().returning(move |_, target, _, _, _| {
+            if target == failing { Err(StoreError::Unavailable("connection reset".into())) } else { Ok(true) }
+        });
+        store.expect_nudge_delivered().times(9).returning(|_, _, _| Ok(()));
+        let mut chat = MockTeamChat::new();
+        chat.expect_post().times(9).returning(|_, _| Ok(()));
+        let outcome = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).check_compliance().await;
+        assert!(matches!(outcome, Err(StoreError::Unavailable(_))), "{outcome:?}");
     }
 }

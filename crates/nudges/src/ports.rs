@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use opsd_core::{LocationId, StoreError, TeamId, UserId};
 use opsd_reports::ReportShift;
@@ -5,6 +7,26 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::announcements::{Announcement, NewAnnouncement};
+use crate::jobs::WeekCompliance;
+
+/// A location and the dates to look at, from its own time zone's calendar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilingScope {
+    pub location: LocationId,
+    /// Where the location's shifts' local start hours are read.
+    pub timezone: String,
+    pub from: Date,
+    pub to: Date,
+}
+
+/// What a location was scheduled for and filed on the dates of its scope.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filings {
+    /// (business date, local start hour) of its non-draft shifts.
+    pub shift_starts: Vec<(Date, u8)>,
+    pub shift_reports: Vec<(Date, ReportShift)>,
+    pub manager_reports: Vec<Date>,
+}
 
 /// A location with what its nudges need.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,21 +43,9 @@ pub struct NudgeLocation {
 pub trait NudgeStore: Send + Sync {
     /// The locations of `team`, or of every team.
     async fn locations<'a>(&self, team: Option<&'a TeamId>) -> Result<Vec<NudgeLocation>, StoreError>;
-    /// (business date, local start hour) of the location's non-draft shifts on those dates.
-    async fn shift_starts(
-        &self,
-        location: LocationId,
-        timezone: &str,
-        from: Date,
-        to: Date,
-    ) -> Result<Vec<(Date, u8)>, StoreError>;
-    async fn filed_shift_reports(
-        &self,
-        location: LocationId,
-        from: Date,
-        to: Date,
-    ) -> Result<Vec<(Date, ReportShift)>, StoreError>;
-    async fn filed_manager_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<Date>, StoreError>;
+    /// What each scope's location was scheduled for and filed on its dates, in one round trip
+    /// whatever the number of locations; a location with nothing on its dates has no entry.
+    async fn filings(&self, scopes: &[FilingScope]) -> Result<HashMap<LocationId, Filings>, StoreError>;
     /// Records a nudge; `false` when this (kind, target, period) was nudged before.
     async fn record_nudge(
         &self,
@@ -46,17 +56,9 @@ pub trait NudgeStore: Send + Sync {
         at: OffsetDateTime,
     ) -> Result<bool, StoreError>;
     async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError>;
-    #[allow(clippy::too_many_arguments)]
-    async fn save_compliance(
-        &self,
-        location: LocationId,
-        week_start: Date,
-        expected_shift: u32,
-        filed_shift: u32,
-        expected_manager: u32,
-        filed_manager: u32,
-        at: OffsetDateTime,
-    ) -> Result<(), StoreError>;
+    /// Stores each location's week of filing (one row per location and week, replaced when computed
+    /// again), in one statement.
+    async fn save_compliance(&self, weeks: &[WeekCompliance], at: OffsetDateTime) -> Result<(), StoreError>;
     /// The hero names of the location's shift reports on those dates.
     async fn hero_mentions(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<String>, StoreError>;
     /// Records the week's MVP message; `false` when it exists already.

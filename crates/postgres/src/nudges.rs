@@ -1,16 +1,37 @@
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use diesel::OptionalExtension;
 use diesel::QueryableByName;
 use diesel::sql_types::{Array, Bool, Date as SqlDate, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use opsd_core::{LocationId, StoreError, TeamId, UserId};
-use opsd_nudges::{Announcement, AnnouncementStore, NewAnnouncement, NudgeLocation, NudgeStore, PendingPush};
+use opsd_nudges::{
+    Announcement, AnnouncementStore, FilingScope, Filings, NewAnnouncement, NudgeLocation, NudgeStore, PendingPush,
+    WeekCompliance,
+};
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::prepared::prepared;
 use crate::{Db, store_error};
+
+/// Each scope's non-draft shift starts (local hour in the scope's time zone), shift reports and
+/// manager reports on its dates, one statement for every location: the per-location indexes
+/// `(location_id, business_date)` and the reports' slot keys serve each scope's range.
+const FILINGS: &str = "WITH scope AS ( \
+      SELECT * FROM unnest($1::uuid[], $2::text[], $3::date[], $4::date[]) AS s (location_id, timezone, date_from, date_to)) \
+    SELECT s.location_id, 'start' AS kind, h.business_date AS date, \
+           extract(hour FROM h.start_at AT TIME ZONE s.timezone)::int AS hour, NULL::text AS shift \
+      FROM scope s JOIN schedule_shifts h ON h.location_id = s.location_id \
+       AND h.business_date BETWEEN s.date_from AND s.date_to AND NOT h.is_draft \
+    UNION ALL \
+    SELECT s.location_id, 'shift_report', r.date, NULL, r.shift \
+      FROM scope s JOIN shift_reports r ON r.location_id = s.location_id AND r.date BETWEEN s.date_from AND s.date_to \
+    UNION ALL \
+    SELECT s.location_id, 'manager_report', m.date, NULL, NULL \
+      FROM scope s JOIN manager_reports m ON m.location_id = s.location_id AND m.date BETWEEN s.date_from AND s.date_to";
 
 pub struct PgNudgeStore {
     db: Db,
@@ -65,76 +86,46 @@ impl NudgeStore for PgNudgeStore {
             .collect())
     }
 
-    async fn shift_starts(
-        &self,
-        location: LocationId,
-        timezone: &str,
-        from: Date,
-        to: Date,
-    ) -> Result<Vec<(Date, u8)>, StoreError> {
+    async fn filings(&self, scopes: &[FilingScope]) -> Result<HashMap<LocationId, Filings>, StoreError> {
         #[derive(QueryableByName)]
-        struct Start {
-            #[diesel(sql_type = SqlDate)]
-            business_date: Date,
-            #[diesel(sql_type = Int4)]
-            hour: i32,
-        }
-        let mut conn = self.db.conn().await?;
-        let rows: Vec<Start> = prepared(
-            "SELECT business_date, extract(hour FROM start_at AT TIME ZONE $2)::int AS hour FROM schedule_shifts \
-             WHERE location_id = $1 AND NOT is_draft AND business_date BETWEEN $3 AND $4",
-        )
-        .bind::<SqlUuid, _>(location.0)
-        .bind::<Text, _>(timezone)
-        .bind::<SqlDate, _>(from)
-        .bind::<SqlDate, _>(to)
-        .load(&mut conn)
-        .await
-        .map_err(store_error)?;
-        Ok(rows.into_iter().map(|r| (r.business_date, r.hour as u8)).collect())
-    }
-
-    async fn filed_shift_reports(
-        &self,
-        location: LocationId,
-        from: Date,
-        to: Date,
-    ) -> Result<Vec<(Date, ReportShift)>, StoreError> {
-        #[derive(QueryableByName)]
-        struct Filed {
-            #[diesel(sql_type = SqlDate)]
-            date: Date,
+        struct Row {
+            #[diesel(sql_type = SqlUuid)]
+            location_id: Uuid,
+            /// `start`, `shift_report` or `manager_report`.
             #[diesel(sql_type = Text)]
-            shift: String,
-        }
-        let mut conn = self.db.conn().await?;
-        let rows: Vec<Filed> =
-            prepared("SELECT date, shift FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
-                .bind::<SqlUuid, _>(location.0)
-                .bind::<SqlDate, _>(from)
-                .bind::<SqlDate, _>(to)
-                .load(&mut conn)
-                .await
-                .map_err(store_error)?;
-        Ok(rows.into_iter().filter_map(|r| Some((r.date, ReportShift::parse(&r.shift)?))).collect())
-    }
-
-    async fn filed_manager_reports(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<Date>, StoreError> {
-        #[derive(QueryableByName)]
-        struct Filed {
+            kind: String,
             #[diesel(sql_type = SqlDate)]
             date: Date,
+            /// A start's local hour.
+            #[diesel(sql_type = Nullable<Int4>)]
+            hour: Option<i32>,
+            /// A shift report's shift.
+            #[diesel(sql_type = Nullable<Text>)]
+            shift: Option<String>,
+        }
+        if scopes.is_empty() {
+            return Ok(HashMap::new());
         }
         let mut conn = self.db.conn().await?;
-        let rows: Vec<Filed> =
-            prepared("SELECT date FROM manager_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3")
-                .bind::<SqlUuid, _>(location.0)
-                .bind::<SqlDate, _>(from)
-                .bind::<SqlDate, _>(to)
-                .load(&mut conn)
-                .await
-                .map_err(store_error)?;
-        Ok(rows.into_iter().map(|r| r.date).collect())
+        let rows: Vec<Row> = prepared(FILINGS)
+            .bind::<Array<SqlUuid>, _>(scopes.iter().map(|s| s.location.0).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(scopes.iter().map(|s| s.timezone.as_str()).collect::<Vec<_>>())
+            .bind::<Array<SqlDate>, _>(scopes.iter().map(|s| s.from).collect::<Vec<_>>())
+            .bind::<Array<SqlDate>, _>(scopes.iter().map(|s| s.to).collect::<Vec<_>>())
+            .load(&mut conn)
+            .await
+            .map_err(store_error)?;
+        let mut filings: HashMap<LocationId, Filings> = HashMap::new();
+        for row in rows {
+            let of = filings.entry(LocationId(row.location_id)).or_default();
+            match (row.kind.as_str(), row.hour, row.shift.as_deref().and_then(ReportShift::parse)) {
+                ("start", Some(hour), _) => of.shift_starts.push((row.date, hour as u8)),
+                ("shift_report", _, Some(shift)) => of.shift_reports.push((row.date, shift)),
+                ("manager_report", _, _) => of.manager_reports.push(row.date),
+                _ => {}
+            }
+        }
+        Ok(filings)
     }
 
     async fn record_nudge(
@@ -172,31 +163,27 @@ impl NudgeStore for PgNudgeStore {
         Ok(())
     }
 
-    async fn save_compliance(
-        &self,
-        location: LocationId,
-        week_start: Date,
-        expected_shift: u32,
-        filed_shift: u32,
-        expected_manager: u32,
-        filed_manager: u32,
-        at: OffsetDateTime,
-    ) -> Result<(), StoreError> {
+    async fn save_compliance(&self, weeks: &[WeekCompliance], at: OffsetDateTime) -> Result<(), StoreError> {
+        if weeks.is_empty() {
+            return Ok(());
+        }
+        let count = |f: fn(&WeekCompliance) -> u32| weeks.iter().map(|w| f(w) as i32).collect::<Vec<_>>();
         let mut conn = self.db.conn().await?;
         prepared(
             "INSERT INTO compliance_weeks (location_id, week_start, expected_shift_reports, filed_shift_reports, \
                                            expected_manager_reports, filed_manager_reports, computed_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (location_id, week_start) DO UPDATE SET \
+             SELECT *, $7 FROM unnest($1::uuid[], $2::date[], $3::int[], $4::int[], $5::int[], $6::int[]) \
+             ON CONFLICT (location_id, week_start) DO UPDATE SET \
                expected_shift_reports = EXCLUDED.expected_shift_reports, filed_shift_reports = EXCLUDED.filed_shift_reports, \
                expected_manager_reports = EXCLUDED.expected_manager_reports, filed_manager_reports = EXCLUDED.filed_manager_reports, \
                computed_at = EXCLUDED.computed_at",
         )
-        .bind::<SqlUuid, _>(location.0)
-        .bind::<SqlDate, _>(week_start)
-        .bind::<Int4, _>(expected_shift as i32)
-        .bind::<Int4, _>(filed_shift as i32)
-        .bind::<Int4, _>(expected_manager as i32)
-        .bind::<Int4, _>(filed_manager as i32)
+        .bind::<Array<SqlUuid>, _>(weeks.iter().map(|w| w.location.0).collect::<Vec<_>>())
+        .bind::<Array<SqlDate>, _>(weeks.iter().map(|w| w.week_start).collect::<Vec<_>>())
+        .bind::<Array<Int4>, _>(count(|w| w.expected_shift))
+        .bind::<Array<Int4>, _>(count(|w| w.filed_shift))
+        .bind::<Array<Int4>, _>(count(|w| w.expected_manager))
+        .bind::<Array<Int4>, _>(count(|w| w.filed_manager))
         .bind::<Timestamptz, _>(at)
         .execute(&mut conn)
         .await

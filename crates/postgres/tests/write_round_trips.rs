@@ -3,7 +3,7 @@
 //! three, counted on the wire by a proxy; what a transaction wrote is all there after its commit and
 //! all gone after its rollback.
 
-use std::time::Duration;
+mod support;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use opsd_core::{LocationId, TeamId, UserId};
@@ -13,21 +13,12 @@ use opsd_incidents::{
     ContactChoice, CreateIncidentError, IncidentNotes, IncidentStore, IncidentType, MediaUrls, NewContact, NewIncident,
     Severity,
 };
-use opsd_postgres::{Db, DbConfig, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore};
+use opsd_postgres::{PgGuestEventStore, PgIdentityEventStore, PgIncidentStore};
 use opsd_test_db::{RoundTrips, TestDatabase};
+use support::{on_one_thread, one_connection};
 use time::OffsetDateTime;
 
 const LOCATION: &str = "00000000-0000-7000-8000-00000000aaaa";
-
-fn db(url: &str) -> Db {
-    Db::connect(&DbConfig {
-        url: url.to_owned().into(),
-        max_connections: 1,
-        acquire_timeout: Duration::from_secs(5),
-        statement_timeout: Duration::from_secs(5),
-    })
-    .unwrap()
-}
 
 fn delivery(id: &str) -> Delivery {
     Delivery {
@@ -90,13 +81,6 @@ async fn count(url: &str, sql: &str) -> i64 {
 
 /// Runs `body` on a current-thread runtime of its own, so a connection's driver cannot send half of
 /// a pipeline before the rest is queued. The proxy keeps running on the test's runtime.
-async fn on_one_thread<T: Send + 'static>(body: impl AsyncFnOnce() -> T + Send + 'static) -> T {
-    tokio::task::spawn_blocking(move || {
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(body())
-    })
-    .await
-    .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_identity_update_takes_three_round_trips_and_is_all_written() {
@@ -104,7 +88,7 @@ async fn an_identity_update_takes_three_round_trips_and_is_all_written() {
     let proxy = std::sync::Arc::new(RoundTrips::start(database.url()).await);
     let counter = proxy.clone();
     let (applied, round_trips, duplicate) = on_one_thread(async move || {
-        let store = PgIdentityEventStore::new(db(counter.url()));
+        let store = PgIdentityEventStore::new(one_connection(counter.url()));
         // The first delivery opens the connection and prepares its statements.
         store.record_and_apply(&delivery("msg_0"), &updated("user_1", 1_000)).await.unwrap();
         counter.reset();
@@ -128,7 +112,7 @@ async fn a_guest_event_takes_two_round_trips_and_a_foreign_one_writes_nothing() 
     let proxy = std::sync::Arc::new(RoundTrips::start(database.url()).await);
     let counter = proxy.clone();
     let outcomes = on_one_thread(async move || {
-        let store = PgGuestEventStore::new(db(counter.url()));
+        let store = PgGuestEventStore::new(one_connection(counter.url()));
         let warm_up = store.enqueue(&guest_event("evt_0", "org_1", LOCATION)).await;
         counter.reset();
         let new = store.enqueue(&guest_event("evt_1", "org_1", LOCATION)).await;
@@ -174,7 +158,7 @@ async fn an_incident_with_a_new_contact_takes_three_round_trips_and_a_refused_on
     let proxy = std::sync::Arc::new(RoundTrips::start(database.url()).await);
     let counter = proxy.clone();
     let (outcomes, round_trips) = on_one_thread(async move || {
-        let store = PgIncidentStore::new(db(counter.url()));
+        let store = PgIncidentStore::new(one_connection(counter.url()));
         let (team, other, reporter) = (TeamId::new("org_1"), TeamId::new("org_2"), UserId::new("user_1"));
         let at = OffsetDateTime::now_utc();
         let warm_up = store.create(&team, &reporter, &new_incident(LOCATION, new_contact("Warm")), at).await;
