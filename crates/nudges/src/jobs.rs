@@ -40,9 +40,9 @@ pub struct NudgeJobs {
     clock: Arc<dyn Clock>,
 }
 
-/// Nudges posted at once: with a chat provider that takes half a second to answer, a chain's
+/// Team-chat posts at once: with a chat provider that takes half a second to answer, a chain's
 /// weekly nudges one after another would take minutes.
-const NUDGES_AT_ONCE: usize = 4;
+const POSTS_AT_ONCE: usize = 4;
 
 /// A nudge to record and post.
 struct Nudge<'a> {
@@ -53,6 +53,7 @@ struct Nudge<'a> {
     text: String,
 }
 
+/// What became of one post.
 enum Posted {
     Sent,
     Already,
@@ -89,24 +90,6 @@ impl NudgeJobs {
                 Ok(Posted::Failed)
             }
         }
-    }
-
-    /// Sends the nudges, [`NUDGES_AT_ONCE`] at a time. Every nudge runs to its end before a store
-    /// error is returned: one recorded and then dropped mid-post would never be sent.
-    async fn send_all(&self, nudges: &[Nudge<'_>]) -> Result<NudgeTally, StoreError> {
-        // Collected first: with the closure inside the stream's type, the compiler cannot prove
-        // the job's future `Send` ("implementation of `FnOnce` is not general enough").
-        let pending: Vec<_> = nudges.iter().map(|nudge| self.nudge(nudge)).collect();
-        let outcomes: Vec<_> = stream::iter(pending).buffer_unordered(NUDGES_AT_ONCE).collect().await;
-        let mut tally = NudgeTally::default();
-        for outcome in outcomes {
-            match outcome? {
-                Posted::Sent => tally.sent += 1,
-                Posted::Already => tally.already += 1,
-                Posted::Failed => tally.failed += 1,
-            }
-        }
-        Ok(tally)
     }
 
     /// Today's missing reports of each location (today where the location is).
@@ -146,12 +129,12 @@ impl NudgeJobs {
                 nudges.push(Nudge { location, kind, target, period: today.to_string(), text });
             }
         }
-        self.send_all(&nudges).await
+        tally_of(nudges.iter().map(|nudge| self.nudge(nudge)).collect()).await
     }
 
-    /// Each location's previous Saturday-to-Friday week: what was expected and what was filed.
-    async fn last_weeks(&self, locations: &[NudgeLocation]) -> Result<Vec<WeekCompliance>, StoreError> {
-        let scopes: Vec<FilingScope> = locations
+    /// Each location's previous Saturday-to-Friday week, where the location is.
+    fn last_weeks_of(&self, locations: &[NudgeLocation]) -> Vec<FilingScope> {
+        locations
             .iter()
             .map(|location| {
                 let week = Week::containing(self.local_today(location)).previous();
@@ -162,7 +145,12 @@ impl NudgeJobs {
                     to: week.end(),
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// Each location's previous week: what was expected and what was filed.
+    async fn last_weeks(&self, locations: &[NudgeLocation]) -> Result<Vec<WeekCompliance>, StoreError> {
+        let scopes = self.last_weeks_of(locations);
         let filings = self.store.filings(&scopes).await?;
         Ok(locations
             .iter()
@@ -206,45 +194,74 @@ impl NudgeJobs {
                 nudges.push(Nudge { location, kind: "compliance_manager", target, period, text });
             }
         }
-        self.send_all(&nudges).await
+        tally_of(nudges.iter().map(|nudge| self.nudge(nudge)).collect()).await
     }
 
     /// Counts the previous week's Hero of the Shift mentions per location and posts one MVP
     /// message per location and week.
     pub async fn aggregate_heroes(&self) -> Result<NudgeTally, StoreError> {
-        let mut tally = NudgeTally::default();
-        for location in self.store.locations(None).await? {
-            let week = Week::containing(self.local_today(&location)).previous();
-            let mentions = self.store.hero_mentions(location.id, week.start(), week.end()).await?;
-            let Some((names, count)) = top_heroes(&mentions) else { continue };
-            if !self.store.record_mvp(location.id, week.start(), names.clone(), count, self.clock.now()).await? {
-                tally.already += 1;
-                continue;
+        let locations = self.store.locations(None).await?;
+        let weeks = self.last_weeks_of(&locations);
+        let mentions = self.store.hero_mentions(&weeks).await?;
+        let pending: Vec<_> = locations
+            .iter()
+            .zip(&weeks)
+            .filter_map(|(location, week)| {
+                let (names, count) = top_heroes(mentions.get(&location.id)?)?;
+                Some(self.post_mvp(location, week.from, names, count))
+            })
+            .collect();
+        tally_of(pending).await
+    }
+
+    /// Records the week's MVP message first (once per location and week), then posts it.
+    async fn post_mvp(
+        &self,
+        location: &NudgeLocation,
+        week_start: Date,
+        names: Vec<String>,
+        count: u32,
+    ) -> Result<Posted, StoreError> {
+        if !self.store.record_mvp(location.id, week_start, names.clone(), count, self.clock.now()).await? {
+            return Ok(Posted::Already);
+        }
+        let text = format!(
+            "Hero of the Shift at {}, week of {week_start}: {} ({count} mention{}). Thank you!",
+            location.name,
+            names.join(" and "),
+            if count == 1 { "" } else { "s" }
+        );
+        let Some(url) = &location.chat_webhook_url else {
+            return Ok(Posted::Failed);
+        };
+        match self.chat.post(url, &text).await {
+            Ok(()) => {
+                self.store.mvp_posted(location.id, week_start).await?;
+                Ok(Posted::Sent)
             }
-            let text = format!(
-                "Hero of the Shift at {}, week of {}: {} ({count} mention{}). Thank you!",
-                location.name,
-                week.start(),
-                names.join(" and "),
-                if count == 1 { "" } else { "s" }
-            );
-            let Some(url) = &location.chat_webhook_url else {
-                tally.failed += 1;
-                continue;
-            };
-            match self.chat.post(url, &text).await {
-                Ok(()) => {
-                    self.store.mvp_posted(location.id, week.start()).await?;
-                    tally.sent += 1;
-                }
-                Err(error) => {
-                    tracing::warn!(location = %location.id, %error, "the MVP message was not delivered");
-                    tally.failed += 1;
-                }
+            Err(error) => {
+                tracing::warn!(location = %location.id, %error, "the MVP message was not delivered");
+                Ok(Posted::Failed)
             }
         }
-        Ok(tally)
     }
+}
+
+/// Runs the posts [`POSTS_AT_ONCE`] at a time and counts them. Every post runs to its end before a
+/// store error is returned: one recorded and then dropped mid-post would never be sent. The posts
+/// come collected: with a closure inside the stream's type, the compiler cannot prove the job's
+/// future `Send` ("implementation of `FnOnce` is not general enough").
+async fn tally_of(pending: Vec<impl Future<Output = Result<Posted, StoreError>>>) -> Result<NudgeTally, StoreError> {
+    let outcomes: Vec<_> = stream::iter(pending).buffer_unordered(POSTS_AT_ONCE).collect().await;
+    let mut tally = NudgeTally::default();
+    for outcome in outcomes {
+        match outcome? {
+            Posted::Sent => tally.sent += 1,
+            Posted::Already => tally.already += 1,
+            Posted::Failed => tally.failed += 1,
+        }
+    }
+    Ok(tally)
 }
 
 /// What the filings leave missing: a report for each report shift with a start, and a manager
@@ -384,7 +401,11 @@ mod tests {
         store
             .expect_locations()
             .returning(|_| Ok(vec![location(), NudgeLocation { id: LocationId(Uuid::from_u128(1)), ..location() }]));
-        store.expect_hero_mentions().returning(|_, _, _| Ok(vec!["Maria".into(), "maria ".into(), "Ben".into()]));
+        store.expect_hero_mentions().times(1).returning(|scopes| {
+            assert!(scopes.iter().all(|week| week.from == date!(2026 - 11 - 14) && week.to == date!(2026 - 11 - 20)));
+            let mentions: Vec<String> = vec!["Maria".into(), "maria ".into(), "Ben".into()];
+            Ok(scopes.iter().map(|week| (week.location, mentions.clone())).collect())
+        });
         store
             .expect_record_mvp()
             .withf(|_, week, names, count, _| {

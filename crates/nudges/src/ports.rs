@@ -59,8 +59,9 @@ pub trait NudgeStore: Send + Sync {
     /// Stores each location's week of filing (one row per location and week, replaced when computed
     /// again), in one statement.
     async fn save_compliance(&self, weeks: &[WeekCompliance], at: OffsetDateTime) -> Result<(), StoreError>;
-    /// The hero names of the location's shift reports on those dates.
-    async fn hero_mentions(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<String>, StoreError>;
+    /// The hero names of each scope's shift reports on its dates, oldest first, in one round trip
+    /// whatever the number of locations; a location with none has no entry.
+    async fn hero_mentions(&self, scopes: &[FilingScope]) -> Result<HashMap<LocationId, Vec<String>>, StoreError>;
     /// Records the week's MVP message; `false` when it exists already.
     async fn record_mvp(
         &self,

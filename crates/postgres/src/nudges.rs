@@ -191,23 +191,35 @@ impl NudgeStore for PgNudgeStore {
         Ok(())
     }
 
-    async fn hero_mentions(&self, location: LocationId, from: Date, to: Date) -> Result<Vec<String>, StoreError> {
+    async fn hero_mentions(&self, scopes: &[FilingScope]) -> Result<HashMap<LocationId, Vec<String>>, StoreError> {
         #[derive(QueryableByName)]
         struct Hero {
+            #[diesel(sql_type = SqlUuid)]
+            location_id: Uuid,
             #[diesel(sql_type = Text)]
             hero: String,
         }
+        if scopes.is_empty() {
+            return Ok(HashMap::new());
+        }
         let mut conn = self.db.conn().await?;
         let rows: Vec<Hero> = prepared(
-            "SELECT hero FROM shift_reports WHERE location_id = $1 AND date BETWEEN $2 AND $3 AND hero IS NOT NULL ORDER BY created_at, id",
+            "SELECT r.location_id, r.hero \
+             FROM unnest($1::uuid[], $2::date[], $3::date[]) AS s (location_id, date_from, date_to) \
+             JOIN shift_reports r ON r.location_id = s.location_id AND r.date BETWEEN s.date_from AND s.date_to \
+             WHERE r.hero IS NOT NULL ORDER BY r.location_id, r.created_at, r.id",
         )
-        .bind::<SqlUuid, _>(location.0)
-        .bind::<SqlDate, _>(from)
-        .bind::<SqlDate, _>(to)
+        .bind::<Array<SqlUuid>, _>(scopes.iter().map(|s| s.location.0).collect::<Vec<_>>())
+        .bind::<Array<SqlDate>, _>(scopes.iter().map(|s| s.from).collect::<Vec<_>>())
+        .bind::<Array<SqlDate>, _>(scopes.iter().map(|s| s.to).collect::<Vec<_>>())
         .load(&mut conn)
         .await
         .map_err(store_error)?;
-        Ok(rows.into_iter().map(|r| r.hero).collect())
+        let mut mentions: HashMap<LocationId, Vec<String>> = HashMap::new();
+        for row in rows {
+            mentions.entry(LocationId(row.location_id)).or_default().push(row.hero);
+        }
+        Ok(mentions)
     }
 
     async fn record_mvp(

@@ -1,6 +1,6 @@
-//! The compliance and reminder jobs read every location's filings in one round trip and store every
-//! location's week in one more, whatever the number of locations; each location's shifts are read
-//! in its own time zone.
+//! The compliance, reminder and heroes jobs read every location's filings (or hero mentions) in one
+//! round trip and store every location's week in one more, whatever the number of locations; each
+//! location's shifts are read in its own time zone.
 
 mod support;
 
@@ -22,7 +22,7 @@ fn location(n: u128) -> LocationId {
 
 /// 30 locations (the even ones in Chicago, the odd ones in UTC), each with, in the week of
 /// 2026-11-14: a shift starting 2026-11-14 23:30 UTC, a draft shift, a shift the week after, a
-/// morning report, a manager report, and a report the week after.
+/// morning report (hero "Ann"), a manager report, and a report the week after (hero "Ben").
 async fn seeded() -> TestDatabase {
     let database = TestDatabase::new().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
@@ -39,9 +39,9 @@ async fn seeded() -> TestDatabase {
            FROM locations l, (VALUES ('a', '2026-11-14'::date, '2026-11-14 23:30+00'::timestamptz, false),
                                      ('b', '2026-11-15', '2026-11-15 12:00+00', true),
                                      ('c', '2026-11-21', '2026-11-21 12:00+00', false)) s (key, day, start_at, draft);
-         INSERT INTO shift_reports (id, team_id, location_id, date, shift, actual_sales, goal_sales, submitted_by, created_at)
-           SELECT gen_random_uuid(), 'org_1', l.id, d.day, 'morning', 100, 100, 'user_1', now()
-           FROM locations l, (VALUES ('2026-11-16'::date), ('2026-11-22')) d (day);
+         INSERT INTO shift_reports (id, team_id, location_id, date, shift, actual_sales, goal_sales, hero, submitted_by, created_at)
+           SELECT gen_random_uuid(), 'org_1', l.id, d.day, 'morning', 100, 100, d.hero, 'user_1', now()
+           FROM locations l, (VALUES ('2026-11-16'::date, 'Ann'), ('2026-11-22', 'Ben')) d (day, hero);
          INSERT INTO manager_reports (id, team_id, location_id, date, total_sales, submitted_by, created_at)
            SELECT gen_random_uuid(), 'org_1', l.id, '2026-11-20', 100, 'user_1', now() FROM locations l;",
         last = LOCATIONS - 1
@@ -95,6 +95,26 @@ async fn a_location_with_nothing_on_its_dates_has_no_filings_and_no_scope_reads_
     let later = FilingScope { from: date!(2026 - 12 - 05), to: date!(2026 - 12 - 11), ..week_of(0) };
     assert!(store.filings(&[later]).await.unwrap().is_empty());
     assert!(store.filings(&[]).await.unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_locations_hero_mentions_of_its_week_are_read_in_one_round_trip() {
+    let database = seeded().await;
+    let proxy = std::sync::Arc::new(RoundTrips::start(database.url()).await);
+    let counter = proxy.clone();
+    let (mentions, round_trips) = on_one_thread(async move || {
+        let store = PgNudgeStore::new(one_connection(counter.url()));
+        store.hero_mentions(&[week_of(0)]).await.unwrap();
+        counter.reset();
+        let scopes: Vec<FilingScope> = (0..LOCATIONS).map(week_of).collect();
+        let mentions = store.hero_mentions(&scopes).await.unwrap();
+        (mentions, counter.count())
+    })
+    .await;
+    assert_eq!(round_trips, 1);
+    assert_eq!(mentions.len(), LOCATIONS as usize);
+    // Ben's report is the week after.
+    assert!(mentions.values().all(|names| names == &["Ann".to_owned()]), "{mentions:?}");
 }
 
 fn week(n: u128, filed_shift: u32) -> WeekCompliance {
