@@ -1,3 +1,4 @@
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
@@ -40,9 +41,10 @@ pub struct NudgeJobs {
     clock: Arc<dyn Clock>,
 }
 
-/// Team-chat posts at once: with a chat provider that takes half a second to answer, a chain's
-/// weekly nudges one after another would take minutes.
-const POSTS_AT_ONCE: usize = 4;
+/// Teams whose chats are posted to at once. One team's posts go one after another: its chat is one
+/// Slack-compatible webhook, which takes about one message a second (short bursts allowed) and
+/// answers more with 429; posts to different teams' webhooks do not wait for each other.
+const TEAMS_AT_ONCE: usize = 4;
 
 /// A nudge to record and post.
 struct Nudge<'a> {
@@ -129,7 +131,7 @@ impl NudgeJobs {
                 nudges.push(Nudge { location, kind, target, period: today.to_string(), text });
             }
         }
-        tally_of(nudges.iter().map(|nudge| self.nudge(nudge)).collect()).await
+        tally_of(nudges.iter().map(|nudge| (&nudge.location.team_id, self.nudge(nudge))).collect()).await
     }
 
     /// Each location's previous Saturday-to-Friday week, where the location is.
@@ -194,7 +196,7 @@ impl NudgeJobs {
                 nudges.push(Nudge { location, kind: "compliance_manager", target, period, text });
             }
         }
-        tally_of(nudges.iter().map(|nudge| self.nudge(nudge)).collect()).await
+        tally_of(nudges.iter().map(|nudge| (&nudge.location.team_id, self.nudge(nudge))).collect()).await
     }
 
     /// Counts the previous week's Hero of the Shift mentions per location and posts one MVP
@@ -208,7 +210,7 @@ impl NudgeJobs {
             .zip(&weeks)
             .filter_map(|(location, week)| {
                 let (names, count) = top_heroes(mentions.get(&location.id)?)?;
-                Some(self.post_mvp(location, week.from, names, count))
+                Some((&location.team_id, self.post_mvp(location, week.from, names, count)))
             })
             .collect();
         tally_of(pending).await
@@ -247,14 +249,22 @@ impl NudgeJobs {
     }
 }
 
-/// Runs the posts [`POSTS_AT_ONCE`] at a time and counts them. Every post runs to its end before a
-/// store error is returned: one recorded and then dropped mid-post would never be sent. The posts
-/// come collected: with a closure inside the stream's type, the compiler cannot prove the job's
-/// future `Send` ("implementation of `FnOnce` is not general enough").
-async fn tally_of(pending: Vec<impl Future<Output = Result<Posted, StoreError>>>) -> Result<NudgeTally, StoreError> {
-    let outcomes: Vec<_> = stream::iter(pending).buffer_unordered(POSTS_AT_ONCE).collect().await;
+/// Runs each team's posts one after another, [`TEAMS_AT_ONCE`] teams at a time, and counts them.
+/// Every post runs to its end before a store error is returned: one recorded and then dropped
+/// mid-post would never be sent. The posts come collected: with a closure inside the stream's
+/// type, the compiler cannot prove the job's future `Send` ("implementation of `FnOnce` is not
+/// general enough").
+async fn tally_of<F: Future<Output = Result<Posted, StoreError>>>(
+    posts: Vec<(&TeamId, F)>,
+) -> Result<NudgeTally, StoreError> {
+    let mut by_team: BTreeMap<&TeamId, Vec<F>> = BTreeMap::new();
+    for (team, post) in posts {
+        by_team.entry(team).or_default().push(post);
+    }
+    let turns: Vec<_> = by_team.into_values().map(in_turn).collect();
+    let outcomes: Vec<Vec<_>> = stream::iter(turns).buffer_unordered(TEAMS_AT_ONCE).collect().await;
     let mut tally = NudgeTally::default();
-    for outcome in outcomes {
+    for outcome in outcomes.into_iter().flatten() {
         match outcome? {
             Posted::Sent => tally.sent += 1,
             Posted::Already => tally.already += 1,
@@ -262,6 +272,14 @@ async fn tally_of(pending: Vec<impl Future<Output = Result<Posted, StoreError>>>
         }
     }
     Ok(tally)
+}
+
+async fn in_turn<F: Future>(posts: Vec<F>) -> Vec<F::Output> {
+    let mut outcomes = Vec::with_capacity(posts.len());
+    for post in posts {
+        outcomes.push(post.await);
+    }
+    outcomes
 }
 
 /// What the filings leave missing: a report for each report shift with a start, and a manager
@@ -294,7 +312,7 @@ fn week_compliance(location: &NudgeLocation, week_start: Date, filings: Option<&
 mod tests {
     use std::collections::HashMap;
 
-    use opsd_core::{LocationId, MockClock, MockTeamChat, TeamId};
+    use opsd_core::{LocationId, MockClock, MockTeamChat, TeamChat, TeamId};
     use time::macros::{date, datetime};
     use uuid::Uuid;
 
@@ -454,5 +472,65 @@ mod tests {
         chat.expect_post().times(9).returning(|_, _| Ok(()));
         let outcome = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).check_compliance().await;
         assert!(matches!(outcome, Err(StoreError::Unavailable(_))), "{outcome:?}");
+    }
+
+    /// A chat that takes 20 ms a post and remembers the most posts it had at once, in all and to
+    /// one webhook.
+    #[derive(Default)]
+    struct SlowChat {
+        in_flight: std::sync::Mutex<HashMap<String, usize>>,
+        most: std::sync::Mutex<(usize, usize)>,
+    }
+
+    #[async_trait::async_trait]
+    impl TeamChat for SlowChat {
+        async fn post(&self, webhook_url: &str, _: &str) -> Result<(), String> {
+            {
+                let mut in_flight = self.in_flight.lock().unwrap();
+                *in_flight.entry(webhook_url.to_owned()).or_default() += 1;
+                let mut most = self.most.lock().unwrap();
+                most.0 = most.0.max(in_flight.values().sum());
+                most.1 = most.1.max(in_flight[webhook_url]);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            *self.in_flight.lock().unwrap().get_mut(webhook_url).unwrap() -= 1;
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn one_teams_nudges_are_posted_one_after_another_and_teams_side_by_side() {
+        let locations: Vec<NudgeLocation> = (0..12)
+            .map(|n| {
+                let team = format!("org_{}", n % 3);
+                NudgeLocation {
+                    id: LocationId(Uuid::from_u128(n)),
+                    team_id: TeamId::new(&team),
+                    chat_webhook_url: Some(format!("https://hooks.example/{team}")),
+                    ..location()
+                }
+            })
+            .collect();
+        let mut store = MockNudgeStore::new();
+        store.expect_locations().returning(move |_| Ok(locations.clone()));
+        let day = date!(2026 - 11 - 14);
+        store.expect_filings().returning(move |scopes| {
+            Ok(scopes
+                .iter()
+                .map(|scope| (scope.location, Filings { shift_starts: vec![(day, 9)], ..Filings::default() }))
+                .collect())
+        });
+        store.expect_save_compliance().returning(|_, _| Ok(()));
+        store.expect_record_nudge().returning(|_, _, _, _, _| Ok(true));
+        store.expect_nudge_delivered().returning(|_, _, _| Ok(()));
+        let chat = Arc::new(SlowChat::default());
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| datetime!(2026-11-23 14:00 UTC));
+        let jobs = NudgeJobs::new(Arc::new(store), chat.clone(), Arc::new(clock));
+        // Each location misses its morning report and its manager report: 24 nudges, 8 per team.
+        assert_eq!(jobs.check_compliance().await.unwrap(), NudgeTally { sent: 24, already: 0, failed: 0 });
+        let (in_all, to_one_webhook) = *chat.most.lock().unwrap();
+        assert_eq!(to_one_webhook, 1, "a team's webhook gets one post at a time");
+        assert_eq!(in_all, 3, "the three teams' webhooks are posted to side by side");
     }
 }
