@@ -11,7 +11,7 @@ use time_tz::OffsetDateTimeExt;
 
 use crate::expected::{Missing, expected_reports, missing_reports};
 use crate::heroes::top_heroes;
-use crate::ports::{FilingScope, Filings, NudgeLocation, NudgeStore};
+use crate::ports::{FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore};
 
 /// What a nudging job did, for its plain-text answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -49,9 +49,7 @@ const TEAMS_AT_ONCE: usize = 4;
 /// A nudge to record and post.
 struct Nudge<'a> {
     location: &'a NudgeLocation,
-    kind: &'static str,
-    target: String,
-    period: String,
+    key: NudgeKey,
     text: String,
 }
 
@@ -75,7 +73,7 @@ impl NudgeJobs {
     /// Records the nudge first (once per kind, target and period), then posts it; a provider that
     /// fails or hangs is counted and does not stop the job.
     async fn nudge(&self, nudge: &Nudge<'_>) -> Result<Posted, StoreError> {
-        let Nudge { location, kind, target, period, text } = nudge;
+        let Nudge { location, key: NudgeKey { kind, target, period }, text } = nudge;
         if !self.store.record_nudge(kind, target, period, &location.team_id, self.clock.now()).await? {
             return Ok(Posted::Already);
         }
@@ -92,6 +90,25 @@ impl NudgeJobs {
                 Ok(Posted::Failed)
             }
         }
+    }
+
+    /// Sends the nudges that no earlier run recorded (one statement finds those), and counts the
+    /// others as already nudged.
+    async fn send_nudges(&self, nudges: &[Nudge<'_>]) -> Result<NudgeTally, StoreError> {
+        if nudges.is_empty() {
+            return Ok(NudgeTally::default());
+        }
+        let keys: Vec<NudgeKey> = nudges.iter().map(|nudge| nudge.key.clone()).collect();
+        let before = self.store.nudged_before(&keys).await?;
+        let new: Vec<_> = nudges
+            .iter()
+            .zip(&before)
+            .filter(|(_, before)| !**before)
+            .map(|(nudge, _)| (&nudge.location.team_id, self.nudge(nudge)))
+            .collect();
+        let already = (nudges.len() - new.len()) as u32;
+        let tally = tally_of(new).await?;
+        Ok(NudgeTally { already: tally.already + already, ..tally })
     }
 
     /// Today's missing reports of each location (today where the location is).
@@ -128,10 +145,10 @@ impl NudgeJobs {
                         ),
                     ),
                 };
-                nudges.push(Nudge { location, kind, target, period: today.to_string(), text });
+                nudges.push(Nudge { location, key: NudgeKey { kind, target, period: today.to_string() }, text });
             }
         }
-        tally_of(nudges.iter().map(|nudge| (&nudge.location.team_id, self.nudge(nudge))).collect()).await
+        self.send_nudges(&nudges).await
     }
 
     /// Each location's previous Saturday-to-Friday week, where the location is.
@@ -185,7 +202,8 @@ impl NudgeJobs {
                     location.name
                 );
                 let target = location.id.to_string();
-                nudges.push(Nudge { location, kind: "compliance_staff", target, period: period.clone(), text });
+                let key = NudgeKey { kind: "compliance_staff", target, period: period.clone() };
+                nudges.push(Nudge { location, key, text });
             }
             if filed_manager < expected_manager {
                 let text = format!(
@@ -193,10 +211,10 @@ impl NudgeJobs {
                     location.name
                 );
                 let target = location.id.to_string();
-                nudges.push(Nudge { location, kind: "compliance_manager", target, period, text });
+                nudges.push(Nudge { location, key: NudgeKey { kind: "compliance_manager", target, period }, text });
             }
         }
-        tally_of(nudges.iter().map(|nudge| (&nudge.location.team_id, self.nudge(nudge))).collect()).await
+        self.send_nudges(&nudges).await
     }
 
     /// Counts the previous week's Hero of the Shift mentions per location and posts one MVP
@@ -337,6 +355,11 @@ mod tests {
         HashMap::from([(location().id, Filings { shift_starts, shift_reports, manager_reports })])
     }
 
+    /// No nudge was recorded by an earlier run.
+    fn none_before(store: &mut MockNudgeStore) {
+        store.expect_nudged_before().returning(|keys| Ok(vec![false; keys.len()]));
+    }
+
     fn jobs(store: MockNudgeStore, chat: MockTeamChat, now: time::OffsetDateTime) -> NudgeJobs {
         let mut clock = MockClock::new();
         clock.expect_now().returning(move || now);
@@ -362,6 +385,7 @@ mod tests {
             })
             .returning(move |_| Ok(filed(vec![(today, 17)], vec![], vec![today])));
         let mut first = true;
+        none_before(&mut store);
         store.expect_record_nudge().returning(move |kind, _, period, _, _| {
             assert_eq!((kind, period), ("shift_report", "2026-11-21"));
             Ok(std::mem::replace(&mut first, false))
@@ -400,6 +424,7 @@ mod tests {
             })
             .times(1)
             .returning(|_, _| Ok(()));
+        none_before(&mut store);
         store
             .expect_record_nudge()
             .withf(|kind, _, period, _, _| kind == "compliance_staff" && period == "2026-11-14")
@@ -464,6 +489,7 @@ mod tests {
         store.expect_save_compliance().withf(|weeks, _| weeks.len() == 10).times(1).returning(|_, _| Ok(()));
         // The fourth location's nudge cannot be recorded; the nine others are recorded and posted.
         let failing = LocationId(Uuid::from_u128(3)).to_string();
+        none_before(&mut store);
         store.expect_record_nudge().returning(move |_, target, _, _, _| {
             if target == failing { Err(StoreError::Unavailable("connection reset".into())) } else { Ok(true) }
         });
@@ -521,6 +547,7 @@ mod tests {
                 .collect())
         });
         store.expect_save_compliance().returning(|_, _| Ok(()));
+        none_before(&mut store);
         store.expect_record_nudge().returning(|_, _, _, _, _| Ok(true));
         store.expect_nudge_delivered().returning(|_, _, _| Ok(()));
         let chat = Arc::new(SlowChat::default());
@@ -532,5 +559,35 @@ mod tests {
         let (in_all, to_one_webhook) = *chat.most.lock().unwrap();
         assert_eq!(to_one_webhook, 1, "a team's webhook gets one post at a time");
         assert_eq!(in_all, 3, "the three teams' webhooks are posted to side by side");
+    }
+
+    #[tokio::test]
+    async fn nudges_an_earlier_run_recorded_are_counted_and_neither_recorded_nor_posted_again() {
+        let mut store = MockNudgeStore::new();
+        let two = vec![location(), NudgeLocation { id: LocationId(Uuid::from_u128(1)), ..location() }];
+        store.expect_locations().returning(move |_| Ok(two.clone()));
+        let day = date!(2026 - 11 - 14);
+        store.expect_filings().returning(move |scopes| {
+            let filings = Filings { shift_starts: vec![(day, 9)], manager_reports: vec![day], ..Filings::default() };
+            Ok(scopes.iter().map(|scope| (scope.location, filings.clone())).collect())
+        });
+        store.expect_save_compliance().returning(|_, _| Ok(()));
+        store
+            .expect_nudged_before()
+            .withf(|keys| {
+                keys.len() == 2 && keys.iter().all(|key| key.kind == "compliance_staff" && key.period == "2026-11-14")
+            })
+            .returning(|_| Ok(vec![true, false]));
+        let second = LocationId(Uuid::from_u128(1)).to_string();
+        store
+            .expect_record_nudge()
+            .withf(move |_, target, _, _, _| target == second)
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(true));
+        store.expect_nudge_delivered().times(1).returning(|_, _, _| Ok(()));
+        let mut chat = MockTeamChat::new();
+        chat.expect_post().times(1).returning(|_, _| Ok(()));
+        let tally = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).check_compliance().await.unwrap();
+        assert_eq!(tally, NudgeTally { sent: 1, already: 1, failed: 0 });
     }
 }

@@ -11,6 +11,6 @@ pub use announcements::{Announcement, AnnouncementDraft, AnnouncementError, Anno
 pub use expected::{Missing, expected_reports, missing_reports};
 pub use heroes::top_heroes;
 pub use jobs::{NudgeJobs, NudgeTally, WeekCompliance};
-pub use ports::{AnnouncementStore, FilingScope, Filings, NudgeLocation, NudgeStore, PendingPush, UserPush};
+pub use ports::{AnnouncementStore, FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore, PendingPush, UserPush};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnnouncementStore, MockNudgeStore, MockUserPush};

@@ -19,6 +19,14 @@ pub struct FilingScope {
     pub to: Date,
 }
 
+/// What identifies a nudge: it is sent at most once per kind, target and period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NudgeKey {
+    pub kind: &'static str,
+    pub target: String,
+    pub period: String,
+}
+
 /// What a location was scheduled for and filed on the dates of its scope.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filings {
@@ -46,6 +54,8 @@ pub trait NudgeStore: Send + Sync {
     /// What each scope's location was scheduled for and filed on its dates, in one round trip
     /// whatever the number of locations; a location with nothing on its dates has no entry.
     async fn filings(&self, scopes: &[FilingScope]) -> Result<HashMap<LocationId, Filings>, StoreError>;
+    /// Whether each nudge was recorded before, in the order asked, in one round trip.
+    async fn nudged_before(&self, nudges: &[NudgeKey]) -> Result<Vec<bool>, StoreError>;
     /// Records a nudge; `false` when this (kind, target, period) was nudged before.
     async fn record_nudge(
         &self,

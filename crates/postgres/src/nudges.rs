@@ -7,8 +7,8 @@ use diesel::sql_types::{Array, Bool, Date as SqlDate, Int4, Nullable, Text, Time
 use diesel_async::RunQueryDsl;
 use opsd_core::{LocationId, StoreError, TeamId, UserId};
 use opsd_nudges::{
-    Announcement, AnnouncementStore, FilingScope, Filings, NewAnnouncement, NudgeLocation, NudgeStore, PendingPush,
-    WeekCompliance,
+    Announcement, AnnouncementStore, FilingScope, Filings, NewAnnouncement, NudgeKey, NudgeLocation, NudgeStore,
+    PendingPush, WeekCompliance,
 };
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
@@ -126,6 +126,28 @@ impl NudgeStore for PgNudgeStore {
             }
         }
         Ok(filings)
+    }
+
+    async fn nudged_before(&self, nudges: &[NudgeKey]) -> Result<Vec<bool>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Before {
+            #[diesel(sql_type = Bool)]
+            nudged: bool,
+        }
+        let mut conn = self.db.conn().await?;
+        let rows: Vec<Before> = prepared(
+            "SELECT EXISTS (SELECT 1 FROM nudges n WHERE (n.kind, n.target, n.period) = (k.kind, k.target, k.period)) \
+                    AS nudged \
+             FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS k (kind, target, period, position) \
+             ORDER BY k.position",
+        )
+        .bind::<Array<Text>, _>(nudges.iter().map(|n| n.kind).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(nudges.iter().map(|n| n.target.as_str()).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(nudges.iter().map(|n| n.period.as_str()).collect::<Vec<_>>())
+        .load(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(rows.into_iter().map(|row| row.nudged).collect())
     }
 
     async fn record_nudge(

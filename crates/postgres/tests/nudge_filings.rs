@@ -1,12 +1,12 @@
 //! The compliance, reminder and heroes jobs read every location's filings (or hero mentions) in one
-//! round trip and store every location's week in one more, whatever the number of locations; each
-//! location's shifts are read in its own time zone.
+//! round trip, store every location's week in one more and find the nudges sent before in one
+//! more, whatever the number of locations; each location's shifts are read in its own time zone.
 
 mod support;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use opsd_core::LocationId;
-use opsd_nudges::{FilingScope, Filings, NudgeStore, WeekCompliance};
+use opsd_nudges::{FilingScope, Filings, NudgeKey, NudgeStore, WeekCompliance};
 use opsd_postgres::PgNudgeStore;
 use opsd_reports::ReportShift;
 use opsd_test_db::{RoundTrips, TestDatabase};
@@ -115,6 +115,40 @@ async fn every_locations_hero_mentions_of_its_week_are_read_in_one_round_trip() 
     assert_eq!(mentions.len(), LOCATIONS as usize);
     // Ben's report is the week after.
     assert!(mentions.values().all(|names| names == &["Ann".to_owned()]), "{mentions:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn which_nudges_were_sent_before_is_one_round_trip_in_the_order_asked() {
+    let database = seeded().await;
+    let proxy = std::sync::Arc::new(RoundTrips::start(database.url()).await);
+    let counter = proxy.clone();
+    let (before, round_trips) = on_one_thread(async move || {
+        let store = PgNudgeStore::new(one_connection(counter.url()));
+        let key = |kind: &'static str, target: &str, period: &str| NudgeKey {
+            kind,
+            target: target.into(),
+            period: period.into(),
+        };
+        let at = datetime!(2026-11-23 14:00 UTC);
+        let team = opsd_core::TeamId::new("org_1");
+        assert!(store.record_nudge("compliance_staff", "loc_2", "2026-11-14", &team, at).await.unwrap());
+        // The first call prepares the statement.
+        store.nudged_before(&[key("compliance_staff", "loc_0", "2026-11-14")]).await.unwrap();
+        counter.reset();
+        let before = store
+            .nudged_before(&[
+                key("compliance_staff", "loc_1", "2026-11-14"),
+                key("compliance_staff", "loc_2", "2026-11-14"),
+                key("compliance_manager", "loc_2", "2026-11-14"),
+                key("compliance_staff", "loc_2", "2026-11-07"),
+            ])
+            .await
+            .unwrap();
+        (before, counter.count())
+    })
+    .await;
+    assert_eq!(before, [false, true, false, false], "only the same kind, target and period");
+    assert_eq!(round_trips, 1);
 }
 
 fn week(n: u128, filed_shift: u32) -> WeekCompliance {
