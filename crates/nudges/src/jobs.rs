@@ -100,6 +100,9 @@ impl NudgeJobs {
         }
         let keys: Vec<NudgeKey> = nudges.iter().map(|nudge| nudge.key.clone()).collect();
         let before = self.store.nudged_before(&keys).await?;
+        if before.len() != nudges.len() {
+            return Err(StoreError::Unknown(format!("{} answers for {} nudges", before.len(), nudges.len())));
+        }
         let new: Vec<_> = nudges
             .iter()
             .zip(&before)
