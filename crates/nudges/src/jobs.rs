@@ -117,18 +117,15 @@ impl NudgeJobs {
     /// Today's missing reports of each location (today where the location is).
     pub async fn remind(&self) -> Result<NudgeTally, StoreError> {
         let locations = self.store.locations(None).await?;
-        let scopes: Vec<FilingScope> = locations
-            .iter()
-            .map(|location| {
-                let today = self.local_today(location);
-                FilingScope { location: location.id, timezone: location.timezone.clone(), from: today, to: today }
-            })
-            .collect();
-        let filings = self.store.filings(&scopes).await?;
+        let scopes = self.scopes_of(&locations, |today| (today, today));
+        let mut filings = self.store.filings(&scopes).await?;
         let mut nudges = Vec::new();
         for (location, scope) in locations.iter().zip(&scopes) {
             let today = scope.from;
-            for missing in missing_of(filings.get(&location.id)) {
+            let filed = filings.remove(&location.id).unwrap_or_default();
+            for missing in
+                missing_reports(&expected_reports(&filed.shift_starts), &filed.shift_reports, &filed.manager_reports)
+            {
                 let (kind, target, text) = match missing {
                     Missing::ShiftReport(date, shift) => (
                         "shift_report",
@@ -154,30 +151,35 @@ impl NudgeJobs {
         self.send_nudges(&nudges).await
     }
 
-    /// Each location's previous Saturday-to-Friday week, where the location is.
-    fn last_weeks_of(&self, locations: &[NudgeLocation]) -> Vec<FilingScope> {
+    /// Each location's dates, from today where the location is.
+    fn scopes_of(&self, locations: &[NudgeLocation], dates: impl Fn(Date) -> (Date, Date)) -> Vec<FilingScope> {
         locations
             .iter()
             .map(|location| {
-                let week = Week::containing(self.local_today(location)).previous();
-                FilingScope {
-                    location: location.id,
-                    timezone: location.timezone.clone(),
-                    from: week.start(),
-                    to: week.end(),
-                }
+                let (from, to) = dates(self.local_today(location));
+                FilingScope { location: location.id, timezone: location.timezone.clone(), from, to }
             })
             .collect()
+    }
+
+    /// Each location's previous Saturday-to-Friday week, where the location is.
+    fn last_weeks_of(&self, locations: &[NudgeLocation]) -> Vec<FilingScope> {
+        self.scopes_of(locations, |today| {
+            let week = Week::containing(today).previous();
+            (week.start(), week.end())
+        })
     }
 
     /// Each location's previous week: what was expected and what was filed.
     async fn last_weeks(&self, locations: &[NudgeLocation]) -> Result<Vec<WeekCompliance>, StoreError> {
         let scopes = self.last_weeks_of(locations);
-        let filings = self.store.filings(&scopes).await?;
+        let mut filings = self.store.filings(&scopes).await?;
         Ok(locations
             .iter()
             .zip(scopes)
-            .map(|(location, scope)| week_compliance(location, scope.from, filings.get(&location.id)))
+            .map(|(location, scope)| {
+                week_compliance(location, scope.from, &filings.remove(&location.id).unwrap_or_default())
+            })
             .collect())
     }
 
@@ -303,16 +305,9 @@ async fn in_turn<F: Future>(posts: Vec<F>) -> Vec<F::Output> {
     outcomes
 }
 
-/// What the filings leave missing: a report for each report shift with a start, and a manager
-/// report for each day with one.
-fn missing_of(filings: Option<&Filings>) -> Vec<Missing> {
-    let Some(filings) = filings else { return Vec::new() };
-    missing_reports(&expected_reports(&filings.shift_starts), &filings.shift_reports, &filings.manager_reports)
-}
-
-fn week_compliance(location: &NudgeLocation, week_start: Date, filings: Option<&Filings>) -> WeekCompliance {
-    let expected = filings.map(|filings| expected_reports(&filings.shift_starts)).unwrap_or_default();
-    let missing = missing_of(filings);
+fn week_compliance(location: &NudgeLocation, week_start: Date, filed: &Filings) -> WeekCompliance {
+    let expected = expected_reports(&filed.shift_starts);
+    let missing = missing_reports(&expected, &filed.shift_reports, &filed.manager_reports);
     let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();
     let expected_manager = expected.len() as u32;
     let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
