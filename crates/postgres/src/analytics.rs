@@ -1,6 +1,6 @@
 use async_trait::async_trait;
-use diesel::QueryableByName;
 use diesel::sql_types::{Array, Bool, Date as SqlDate, Int2, Int8, Nullable, Numeric, Text, Uuid as SqlUuid};
+use diesel::{Queryable, QueryableByName};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{Decimal, LocationId, StoreError, TeamId};
 use opsd_optimization::{
@@ -54,30 +54,34 @@ pub(crate) use scope_and_goals_query;
 /// One row of a week's read: the scope and a goal (kind 0), a sales total of a (date, block)
 /// (kind 1: food, beverage, other in `a`, `b`, `c`) or a labor total of a (date, department)
 /// (kind 2: hours and cost in `a`, `b`). One statement returns all three kinds, so a report costs
-/// the database one execution and the server one reply, whatever the data's size.
-#[derive(QueryableByName)]
+/// the database one execution and the server one reply, whatever the data's size. Read by
+/// position: the fields are in the statements' column order, with the SQL types of `WeekColumns`.
+#[derive(Queryable)]
 struct WeekRow {
-    #[diesel(sql_type = Int2)]
     kind: i16,
-    #[diesel(sql_type = Nullable<Bool>)]
     ok: Option<bool>,
-    #[diesel(sql_type = Nullable<SqlUuid>)]
     location_id: Option<Uuid>,
-    #[diesel(sql_type = Nullable<Int2>)]
     day_of_week: Option<i16>,
-    #[diesel(sql_type = Nullable<SqlDate>)]
     date: Option<Date>,
-    #[diesel(sql_type = Nullable<Text>)]
     label: Option<String>,
-    #[diesel(sql_type = Nullable<Numeric>)]
     a: Option<PgDecimal>,
-    #[diesel(sql_type = Nullable<Numeric>)]
     b: Option<PgDecimal>,
-    #[diesel(sql_type = Nullable<Numeric>)]
     c: Option<PgDecimal>,
-    #[diesel(sql_type = Nullable<Int8>)]
     guests: Option<i64>,
 }
+
+type WeekColumns = (
+    Int2,
+    Nullable<Bool>,
+    Nullable<SqlUuid>,
+    Nullable<Int2>,
+    Nullable<SqlDate>,
+    Nullable<Text>,
+    Nullable<Numeric>,
+    Nullable<Numeric>,
+    Nullable<Numeric>,
+    Nullable<Int8>,
+);
 
 const GOAL: i16 = 0;
 const SALES: i16 = 1;
@@ -199,6 +203,7 @@ impl PgAnalyticsStore {
         .bind::<Text, _>(team.as_str())
         .bind::<SqlDate, _>(week.start())
         .bind::<SqlDate, _>(week.end())
+        .returning::<WeekColumns>()
         .load(conn)
         .await
         .map_err(store_error)?;

@@ -70,3 +70,48 @@ async fn an_unknown_scope_costs_the_same_and_reads_nothing() {
     assert!(unknown.unwrap().is_none());
     assert_eq!(queries.load(Ordering::SeqCst), 2, "one statement each");
 }
+
+/// The week's rows are read by position: every column lands in its own field, in both scopes (the
+/// sales sums, the labor sums and the goals' three targets all differ, so a swap shows).
+#[tokio::test(flavor = "multi_thread")]
+async fn each_column_of_the_week_lands_in_its_own_field() {
+    use opsd_core::Decimal;
+    use opsd_optimization::{Block, Department};
+    let database = TestDatabase::new().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    seed(&mut conn, 1).await;
+    conn.batch_execute(&format!(
+        "UPDATE sales_facts SET guests = 7;
+         INSERT INTO labor_goals (team_id, location_id, day_of_week, sales_goal, labor_pct_target, splh_target)
+           VALUES ('org_1', NULL, 2, 1000, 30, 55), ('org_1', '{LOCATION}', 3, 2000, 25, 60);"
+    ))
+    .await
+    .unwrap();
+    let week = Week::starting("weekOf", date!(2026 - 11 - 14)).unwrap();
+    let location = LocationId(LOCATION.parse().unwrap());
+    for scope in [None, Some(location)] {
+        let data = PgAnalyticsStore::week_on(&mut conn, &TeamId::new("org_1"), scope, week).await.unwrap().unwrap();
+        let sale = data.sales.iter().find(|s| s.date == date!(2026 - 11 - 14) && s.block == Block::Dinner).unwrap();
+        assert_eq!((sale.food, sale.beverage, sale.other, sale.guests), (100.into(), 20.into(), 5.into(), Some(7)));
+        // Day 1's one shift is n = 1: BOH, 6 hours at 15.
+        let labor = data.labor.iter().find(|l| l.date == date!(2026 - 11 - 14)).unwrap();
+        assert_eq!((labor.department, labor.hours, labor.cost), (Department::Boh, Decimal::from(6), Decimal::from(90)));
+        let team_goal = data.goals.iter().find(|g| g.location_id.is_none()).unwrap();
+        assert_eq!(
+            (team_goal.day_of_week, team_goal.sales_goal, team_goal.labor_pct_target, team_goal.splh_target),
+            (2, 1000.into(), 30.into(), 55.into())
+        );
+        let own_goal = data.goals.iter().find(|g| g.location_id.is_some());
+        match scope {
+            None => assert!(own_goal.is_none(), "the team's week reads its defaults only"),
+            Some(location) => {
+                let own = own_goal.unwrap();
+                assert_eq!(own.location_id, Some(location));
+                assert_eq!(
+                    (own.day_of_week, own.sales_goal, own.labor_pct_target, own.splh_target),
+                    (3, 2000.into(), 25.into(), 60.into())
+                );
+            }
+        }
+    }
+}
