@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use opsd_optimization::ReportKey;
 
+use crate::KeyHasher;
+
 /// How long a copy is used before the thread asks moka again.
 pub(crate) const REFRESH: Duration = Duration::from_secs(1);
 /// Copies per cache and thread; a fuller map first drops what is no longer valid, then everything.
@@ -34,11 +36,11 @@ impl Copy {
     }
 }
 
-type Copies = HashMap<ReportKey, Copy, foldhash::fast::RandomState>;
+type Copies = HashMap<ReportKey, Copy, KeyHasher>;
 
 thread_local! {
     /// By cache id.
-    static FRONTS: RefCell<HashMap<usize, Copies>> = RefCell::new(HashMap::new());
+    static FRONTS: RefCell<HashMap<usize, Copies, KeyHasher>> = RefCell::new(HashMap::default());
 }
 
 /// This thread's copy of `key` in cache `cache`, if it is still valid.
