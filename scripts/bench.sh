@@ -40,16 +40,21 @@ for port in $cached_port $uncached_port; do
 done
 
 path="/api/analytics/optimization?teamId=org_demo&weekOf=$week"
-load() { # name url
+# wrk's latency (599.00us, 1.73ms, 1.02s) in ms.
+to_ms() { awk '{ v = $1; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else v = v * 1000; print v }'; }
+# The median of the numbers on stdin, one per line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+load() { # name url [seconds]; prints the line, answers "req/s p99-in-ms"
   local out rps p50 p99
-  out="$(wrk -t2 -c32 -d"${duration}s" --latency -H "Authorization: Bearer bench-key" "$2")"
+  out="$(wrk -t2 -c32 -d"${3:-$duration}s" --latency -H "Authorization: Bearer bench-key" "$2")"
   rps="$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")"
   p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
   printf '%-26s %10s req/s   p50 %-8s p99 %s\n' "$1" "$rps" "$p50" "$p99" >&2
-  echo "$rps"
+  echo "$rps $(to_ms <<<"$p99")"
 }
-echo "HTTP, ${duration}s each, 32 connections, wrk on the same 2 cores:"
+rounds="${BENCH_HTTP_ROUNDS:-6}" round_seconds=4
+echo "HTTP, $rounds paired rounds of ${round_seconds}s each, 32 connections, wrk on the same 2 cores:"
 # The framework's floor under the cached answer: the same bytes, headers, workers and middleware,
 # from a handler that does nothing else. What the cached report costs beyond it is its own work;
 # beyond /health/live it also pays for 5 KB more on the wire, in the server's kernel and in wrk's.
@@ -58,31 +63,44 @@ curl -fs -H "Authorization: Bearer bench-key" "http://127.0.0.1:$cached_port$pat
 floor_port="$(scripts/free-port.sh)"
 BIND_ADDR=127.0.0.1:$floor_port ./target/release/opsd serve-floor "$answer" >/dev/null 2>&1 &
 floor=$!
-trap 'kill $cached $uncached $floor 2>/dev/null || true; rm -f "$answer"' EXIT
+rounds_log="$(mktemp)"
+trap 'kill $cached $uncached $floor 2>/dev/null || true; rm -f "$answer" "$rounds_log"' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$floor_port/floor" >/dev/null && break; sleep 0.1; done
 # Two seconds unmeasured on each server first: the pools' connections, the statements they prepare
 # and the first pages read are set up there, not in the first measurement.
-for url in "http://127.0.0.1:$cached_port$path" "http://127.0.0.1:$uncached_port$path" "http://127.0.0.1:$floor_port/floor"; do
+urls=("http://127.0.0.1:$cached_port$path" "http://127.0.0.1:$floor_port/floor"
+  "http://127.0.0.1:$uncached_port$path" "http://127.0.0.1:$cached_port/health/live")
+names=("cached optimization" "floor, the same answer" "uncached optimization" "/health/live")
+for url in "${urls[@]:0:3}"; do
   wrk -t2 -c32 -d2s -H "Authorization: Bearer bench-key" "$url" >/dev/null
 done
-# Two rounds, the three alternating, and the better round of each: a neighbour's burst on this
-# shared machine only ever slows a run down, and it should not decide a ratio by landing on one side.
-best() { awk -v a="$1" -v b="${2:-0}" 'BEGIN { print (a > b ? a : b) }'; }
-cached_rps=0 uncached_rps=0 live_rps=0 floor_rps=0
-for round in 1 2; do
-  echo "round $round:"
-  cached_rps="$(best "$(load "cached optimization" "http://127.0.0.1:$cached_port$path")" "$cached_rps")"
-  floor_rps="$(best "$(load "floor, the same answer" "http://127.0.0.1:$floor_port/floor")" "$floor_rps")"
-  uncached_rps="$(best "$(load "uncached optimization" "http://127.0.0.1:$uncached_port$path")" "$uncached_rps")"
-  live_rps="$(best "$(load "/health/live" "http://127.0.0.1:$cached_port/health/live")" "$live_rps")"
+# Paired rounds: a round measures the four back to back, every other round in the reverse order,
+# and a ratio is taken within its round; each figure is the median of the rounds' ratios. On this
+# shared machine the same server's throughput swung by a third from one run to the next: a
+# neighbour's burst lands on one round's ratio instead of deciding the figure (as the best of two
+# runs on each side let it), and a drift over the rounds cancels out between the two orders.
+for round in $(seq 1 "$rounds"); do
+  order=(0 1 2 3)
+  if (( round % 2 == 0 )); then order=(3 2 1 0); fi
+  rps=() p99=()
+  for i in "${order[@]}"; do
+    read -r "rps[$i]" "p99[$i]" < <(load "${names[$i]}" "${urls[$i]}" "$round_seconds")
+  done
+  echo "${rps[0]} ${rps[1]} ${rps[2]} ${rps[3]} ${p99[2]}" >>"$rounds_log"
+  awk -v r="$round" -v c="${rps[0]}" -v f="${rps[1]}" -v u="${rps[2]}" -v l="${rps[3]}" 'BEGIN {
+    printf "  round %d: cached / live %.2f, floor / live %.2f, cached / floor %.2f, uncached / live %.3f\n",
+      r, c / l, f / l, c / f, u / l }'
 done
 kill $floor 2>/dev/null || true
-rm -f "$answer"
-echo "best of the two rounds: cached $cached_rps, floor $floor_rps, uncached $uncached_rps, /health/live $live_rps req/s"
-awk -v c="$cached_rps" -v l="$live_rps" 'BEGIN { printf "cached optimization / health/live = %.2f (goal at least 0.9)\n", c / l }'
-awk -v f="$floor_rps" -v l="$live_rps" -v c="$cached_rps" 'BEGIN {
-  printf "  of which the answer'"'"'s size: floor / health/live = %.2f; the route'"'"'s own work: cached / floor = %.2f\n", f / l, c / f }'
-awk -v u="$uncached_rps" -v l="$live_rps" 'BEGIN { printf "uncached optimization / health/live = %.3f (goal at least 0.08)\n", u / l }'
+of_rounds() { awk "{ print $1 }" "$rounds_log" | median; } # an awk expression over a round's figures
+cached_rps="$(of_rounds '$1')" floor_rps="$(of_rounds '$2')" uncached_rps="$(of_rounds '$3')" live_rps="$(of_rounds '$4')"
+echo "medians of the $rounds rounds: cached $cached_rps, floor $floor_rps, uncached $uncached_rps, /health/live $live_rps req/s"
+printf 'cached optimization / health/live = %.2f (median of the rounds; goal at least 0.9)\n' "$(of_rounds '$1 / $4')"
+printf "  of which the answer's size: floor / health/live = %.2f; the route's own work: cached / floor = %.2f\n" \
+  "$(of_rounds '$2 / $4')" "$(of_rounds '$1 / $2')"
+printf 'uncached optimization / health/live = %.3f (median of the rounds; goal at least 0.08), p99 %.2f ms (median; goal at most 15 ms)\n' \
+  "$(of_rounds '$3 / $4')" "$(of_rounds '$5')"
+rm -f "$answer" "$rounds_log"
 # The database's own yardstick: pgbench's select-only transactions on the same machine and clients.
 psql "$server" -qc "DROP DATABASE IF EXISTS opsd_pgbench WITH (FORCE)" -c "CREATE DATABASE opsd_pgbench" >/dev/null 2>&1
 pgbench -i -s 1 -q "${server%/*}/opsd_pgbench" >/dev/null 2>&1
@@ -125,7 +143,7 @@ backtest "the team" ""
 # One wrk run's p99 (ms) against the uncached team-wide report of the server on a port.
 p99_ms() { # port
   wrk -t2 -c32 -d"${duration}s" --latency -H "Authorization: Bearer bench-key" "http://127.0.0.1:$1$path" \
-    | awk '$1 == "99%" { v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else v = v * 1000; print v }'
+    | awk '$1 == "99%" { print $2 }' | to_ms
 }
 echo
 echo "bigger history: the uncached team-wide report, p99 at 32 connections, three alternating runs each:"
@@ -146,8 +164,7 @@ for _ in 1 2 3; do
   big_runs="$big_runs $(p99_ms "$big_port")"
 done
 kill $uncached $big 2>/dev/null || true
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | sed -n 2p; }
-small_p99="$(median "$small_runs")" big_p99="$(median "$big_runs")"
+small_p99="$(tr ' ' '\n' <<<"$small_runs" | grep . | median)" big_p99="$(tr ' ' '\n' <<<"$big_runs" | grep . | median)"
 echo "  20 locations x 1 year (ms):$small_runs"
 echo "  200 locations x 3 years (ms):$big_runs"
 awk -v s="$small_p99" -v b="$big_p99" 'BEGIN { printf "  medians %.2f ms and %.2f ms: ratio %.2f (goal at most 1.2)\n", s, b, b / s }'
