@@ -6,4 +6,4 @@ mod query;
 
 pub use auth::{AnyCaller, ApiKey, BearerCaller, CronSecret, SessionCaller};
 pub use json::{JsonBody, RawBody};
-pub use query::QueryParams;
+pub use query::{FromQuery, Parsed, QueryParams};

@@ -5,6 +5,7 @@ mod wire;
 pub use wire::{DAYS_OF_WEEK, MAX_LABOR_PCT, MAX_SALES_ROWS, TEAM_ID};
 
 use actix_web::{HttpResponse, web};
+use opsd_optimization::ReportKey;
 
 pub use wire::{
     DailyRow, DayGoalBody, GoalRequest, GoalsQuery, GoalsRequest, GoalsResponse, LaborRow, OptimizationQuery,
@@ -13,7 +14,7 @@ pub use wire::{
 };
 
 use crate::errors::ApiError;
-use crate::extract::{ApiKey, JsonBody, QueryParams};
+use crate::extract::{ApiKey, JsonBody, Parsed, QueryParams};
 use crate::state::AppState;
 
 /// Sales batches of up to 10,000 rows need more than the general 256 KiB body limit.
@@ -45,9 +46,9 @@ pub async fn optimization(
     req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     _key: ApiKey,
-    QueryParams(query): QueryParams<OptimizationQuery>,
+    Parsed(key): Parsed<ReportKey>,
 ) -> Result<HttpResponse, ApiError> {
-    let (report, cache) = state.optimization.report(query.try_into_domain()?).await?;
+    let (report, cache) = state.optimization.report(key).await?;
     use actix_web::HttpMessage;
     use actix_web::http::header::{self, EntityTag, IfNoneMatch};
     // If-None-Match compares weakly (RFC 9110 13.1.2).

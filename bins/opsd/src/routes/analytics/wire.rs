@@ -9,6 +9,8 @@ use time::Date;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::errors::ApiError;
+use crate::extract::FromQuery;
 use crate::wire;
 
 pub const MAX_SALES_ROWS: usize = 10_000;
@@ -73,6 +75,14 @@ impl OptimizationQuery {
         };
         errors.into_result()?;
         Ok(ReportKey { team: team.expect("checked"), location, week: week.expect("checked") })
+    }
+}
+
+impl FromQuery for ReportKey {
+    type Wire = OptimizationQuery;
+
+    fn from_wire(wire: OptimizationQuery) -> Result<Self, ApiError> {
+        Ok(wire.try_into_domain()?)
     }
 }
 
