@@ -218,6 +218,16 @@ async fn bad_queries_and_keys_are_refused() {
         200,
         "either rotation key works"
     );
+    // A query string the workers remember (extract::Parsed) is still refused without a key, and a
+    // remembered key of an unknown team is still not found.
+    for _ in 0..4 {
+        assert_eq!(team.app.get(&path).bearer_auth(API_KEY).send().await.unwrap().status(), 200);
+    }
+    problem(team.app.get(&path).send().await.unwrap(), 401, "unauthorized").await;
+    problem(team.app.get(&path).bearer_auth("wrong").send().await.unwrap(), 401, "unauthorized").await;
+    for _ in 0..3 {
+        problem(team.optimization(&format!("teamId=org_nobody&weekOf={WEEK}")).await, 404, "not_found").await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
