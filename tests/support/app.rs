@@ -27,6 +27,10 @@ pub fn test_config(db_url: &str) -> Config {
             max_connections: 8,
             acquire_timeout: Duration::from_secs(3),
             statement_timeout: Duration::from_secs(10),
+            pool_mode: opsd_postgres::PoolMode::Session,
+            session_url: None,
+            replica_urls: Vec::new(),
+            replica_max_lag: Duration::from_secs(5),
         },
         credentials: CredentialsConfig {
             api_keys: vec![SecretString::from(API_KEY), SecretString::from(ROTATED_API_KEY)],
@@ -72,6 +76,8 @@ pub fn test_config(db_url: &str) -> Config {
             guest_event_lease: Duration::from_secs(60),
         },
         outbound_allow_loopback: true,
+        shutdown_drain: Duration::ZERO,
+        trusted_proxies: Vec::new(),
     }
 }
 

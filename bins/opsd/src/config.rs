@@ -4,6 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use ip_network::IpNetwork;
+use opsd_postgres::PoolMode;
 use secrecy::SecretString;
 
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +39,11 @@ pub struct Config {
     pub contact_retention_days: u32,
     /// Allows `http` and loopback targets for user-supplied outbound URLs (tests only).
     pub outbound_allow_loopback: bool,
+    /// After SIGTERM, how long the instance keeps serving while `/health/ready` answers 503, so a
+    /// balancer takes it out before it stops accepting.
+    pub shutdown_drain: Duration,
+    /// Peers whose `Forwarded` / `X-Forwarded-*` headers are believed (`TRUSTED_PROXIES`).
+    pub trusted_proxies: Vec<IpNetwork>,
 }
 
 #[derive(Debug, Clone)]
@@ -46,6 +53,14 @@ pub struct DatabaseConfig {
     pub max_connections: usize,
     pub acquire_timeout: Duration,
     pub statement_timeout: Duration,
+    /// `DATABASE_POOL_MODE`: how `url` pools.
+    pub pool_mode: PoolMode,
+    /// `DATABASE_SESSION_URL`: a session-capable address of the primary; `None` is `url`.
+    pub session_url: Option<SecretString>,
+    /// `DATABASE_REPLICA_URLS`: read-only replicas for the report reads.
+    pub replica_urls: Vec<SecretString>,
+    /// `DATABASE_REPLICA_MAX_LAG_MS`: a replica further behind is not read.
+    pub replica_max_lag: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -122,6 +137,10 @@ impl Config {
                 max_connections: parsed("DATABASE_POOL_SIZE")?.unwrap_or_else(default_pool_size),
                 acquire_timeout: Duration::from_millis(parsed("DATABASE_ACQUIRE_TIMEOUT_MS")?.unwrap_or(3_000)),
                 statement_timeout: Duration::from_millis(parsed("DATABASE_STATEMENT_TIMEOUT_MS")?.unwrap_or(10_000)),
+                pool_mode: pool_mode()?,
+                session_url: session_url()?,
+                replica_urls: list("DATABASE_REPLICA_URLS").into_iter().map(SecretString::from).collect(),
+                replica_max_lag: Duration::from_millis(parsed("DATABASE_REPLICA_MAX_LAG_MS")?.unwrap_or(5_000)),
             },
             credentials: CredentialsConfig {
                 api_keys: list("API_KEY").into_iter().map(SecretString::from).collect(),
@@ -167,8 +186,55 @@ impl Config {
             chat_timeout: Duration::from_millis(parsed("CHAT_TIMEOUT_MS")?.unwrap_or(5_000)),
             contact_retention_days: parsed("CONTACT_RETENTION_DAYS")?.unwrap_or(30),
             outbound_allow_loopback: flag("OUTBOUND_ALLOW_LOOPBACK")? || flag("PUSH_ALLOW_INSECURE_ENDPOINTS")?,
+            shutdown_drain: Duration::from_secs(parsed("SHUTDOWN_DRAIN_SECONDS")?.unwrap_or(0)),
+            trusted_proxies: trusted_proxies()?,
         })
     }
+}
+
+fn pool_mode() -> Result<PoolMode, ConfigError> {
+    match text("DATABASE_POOL_MODE").as_deref() {
+        None | Some("session") => Ok(PoolMode::Session),
+        Some("transaction") => Ok(PoolMode::Transaction),
+        Some(other) => Err(ConfigError {
+            name: "DATABASE_POOL_MODE",
+            problem: format!("must be session or transaction (got {other:?})"),
+        }),
+    }
+}
+
+/// Behind a transaction pooler `DATABASE_URL` cannot carry a session (`LISTEN`, the jobs' and the
+/// migrations' locks), and defaulting to it would fail silently: `LISTEN` on a pooled backend never
+/// hears anything. So transaction mode needs the session address named.
+fn session_url() -> Result<Option<SecretString>, ConfigError> {
+    let url = text("DATABASE_SESSION_URL").map(SecretString::from);
+    if url.is_none() && pool_mode()? == PoolMode::Transaction {
+        return Err(ConfigError {
+            name: "DATABASE_SESSION_URL",
+            problem:
+                "is required when DATABASE_POOL_MODE is transaction (a direct or session-mode address of the primary)"
+                    .into(),
+        });
+    }
+    Ok(url)
+}
+
+/// Addresses (`10.0.0.5`) or networks (`10.0.0.0/24`), comma-separated.
+fn trusted_proxies() -> Result<Vec<IpNetwork>, ConfigError> {
+    list("TRUSTED_PROXIES")
+        .into_iter()
+        .map(|entry| {
+            let parsed = if entry.contains('/') {
+                entry.parse::<IpNetwork>().map_err(|error| error.to_string())
+            } else {
+                entry.parse::<std::net::IpAddr>().map(IpNetwork::from).map_err(|error| error.to_string())
+            };
+            parsed.map_err(|error| ConfigError {
+                name: "TRUSTED_PROXIES",
+                problem: format!("{entry:?} is not an address or a network: {error}"),
+            })
+        })
+        .collect()
 }
 
 /// A set, non-blank variable.

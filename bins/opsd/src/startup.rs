@@ -1,5 +1,6 @@
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actix_web::dev::Server;
@@ -32,7 +33,7 @@ use opsd_postgres::{
     PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore,
     PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanningStore, PgPunchStore, PgRateLimiter,
     PgReportStore, PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore,
-    PgUsageStore, connect_invalidation_listener,
+    PgUsageStore, Topology, connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -56,6 +57,8 @@ pub struct Application {
     port: u16,
     server: Server,
     background: Vec<JoinHandle<()>>,
+    draining: Arc<AtomicBool>,
+    drain: Duration,
 }
 
 impl Application {
@@ -70,6 +73,7 @@ impl Application {
         let metrics = web::Data::new(HttpMetrics::new().with_routes(routes::patterns().iter().map(String::as_str)));
         let supervisor = Supervisor::new(&metrics.registry);
         let (state, background) = wire(&config, db, job_locks, &supervisor).await?;
+        let draining = state.draining.clone();
         let state = web::Data::new(state);
         let supervisor = web::Data::new(supervisor);
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
@@ -91,8 +95,9 @@ impl Application {
         .workers(workers)
         .listen(listener)?
         .shutdown_timeout(30)
+        .disable_signals()
         .run();
-        Ok(Self { port, server, background })
+        Ok(Self { port, server, background, draining, drain: config.shutdown_drain })
     }
 
     pub fn port(&self) -> u16 {
@@ -102,7 +107,20 @@ impl Application {
     /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, stops
     /// the background tasks and returns.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let (handle, draining, drain) = (self.server.handle(), self.draining, self.drain);
+        let stopper = tokio::spawn(async move {
+            stop_signal().await;
+            // Not ready from now on, still serving: a balancer's health check takes the instance
+            // out within its own interval, and requests it sends meanwhile are answered.
+            draining.store(true, Ordering::Relaxed);
+            if !drain.is_zero() {
+                tracing::info!(seconds = drain.as_secs(), "draining before stopping");
+                tokio::time::sleep(drain).await;
+            }
+            handle.stop(true).await;
+        });
         let served = self.server.await;
+        stopper.abort();
         for task in self.background {
             task.abort();
         }
@@ -110,13 +128,37 @@ impl Application {
     }
 }
 
+/// SIGTERM or SIGINT.
+async fn stop_signal() {
+    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(signal) => signal,
+        Err(error) => {
+            tracing::error!(%error, "SIGTERM cannot be handled; stopping on SIGINT only");
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = terminate.recv() => tracing::info!("SIGTERM received"),
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received"),
+    }
+}
+
 pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect(&DbConfig {
-        url: config.database.url.clone(),
-        max_connections: config.database.max_connections,
-        acquire_timeout: config.database.acquire_timeout,
-        statement_timeout: config.database.statement_timeout,
-    })?;
+    let db = Db::connect_to(
+        &DbConfig {
+            url: config.database.url.clone(),
+            max_connections: config.database.max_connections,
+            acquire_timeout: config.database.acquire_timeout,
+            statement_timeout: config.database.statement_timeout,
+        },
+        &Topology {
+            pool_mode: config.database.pool_mode,
+            session_url: config.database.session_url.clone(),
+            replica_urls: config.database.replica_urls.clone(),
+            replica_max_lag: config.database.replica_max_lag,
+        },
+    )?;
     opsd_postgres::run_migrations(&db).await.context("running migrations")?;
     Ok(db)
 }
@@ -137,8 +179,10 @@ async fn wire(
     let variances = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
     let forecasts = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
     let on_invalidation: InvalidationHandler = Arc::new({
-        let (cache, variances, forecasts) = (cache.clone(), variances.clone(), forecasts.clone());
+        let (cache, variances, forecasts, db) = (cache.clone(), variances.clone(), forecasts.clone(), db.clone());
         move |team| {
+            // First: a read that refills the cache from here on needs a replica past this write.
+            db.note_invalidation();
             cache.invalidate(team);
             variances.invalidate(team);
             forecasts.invalidate(team);
@@ -146,18 +190,13 @@ async fn wire(
     });
     let instance = uuid::Uuid::new_v4();
     let cache_invalidation = Arc::new(PgTeamCacheInvalidation::new(db.clone(), on_invalidation.clone(), instance));
-    let first = connect_invalidation_listener(config.database.url.expose_secret())
+    let session_url = config.database.session_url.clone().unwrap_or_else(|| config.database.url.clone());
+    let first = connect_invalidation_listener(session_url.expose_secret())
         .await
         .context("listening for cache invalidations")?;
     let sign_ins = Arc::new(SignInCache::default());
-    let mut background = vec![supervise_listener(
-        supervisor,
-        first,
-        config.database.url.clone(),
-        on_invalidation,
-        sign_ins.clone(),
-        instance,
-    )];
+    let mut background: Vec<JoinHandle<()>> = db.spawn_replica_monitor().into_iter().collect();
+    background.push(supervise_listener(supervisor, first, session_url, on_invalidation, sign_ins.clone(), instance));
 
     let authenticator = Authenticator::new(
         TokenVerifier::new(
@@ -291,6 +330,8 @@ async fn wire(
         db: db.clone(),
         credentials: config.credentials.clone(),
         app_origin: config.app_origin.clone(),
+        trusted_proxies: config.trusted_proxies.clone(),
+        draining: Arc::default(),
         operators: config.operator_user_ids.clone(),
         authenticator,
         identity_webhooks,

@@ -21,6 +21,10 @@ pub struct AppState {
     pub db: Db,
     pub credentials: CredentialsConfig,
     pub app_origin: Option<String>,
+    /// Peers whose forwarding headers (`X-Forwarded-Host`, `-Proto`, `Forwarded`) are believed.
+    pub trusted_proxies: Vec<ip_network::IpNetwork>,
+    /// Set on SIGTERM: `/health/ready` answers 503 while the instance drains.
+    pub draining: Arc<std::sync::atomic::AtomicBool>,
     /// The users of `OPERATOR_USER_IDS`.
     pub operators: Vec<String>,
     pub authenticator: Authenticator,

@@ -242,9 +242,10 @@ impl AnalyticsStore for PgAnalyticsStore {
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<WeekData>, StoreError> {
-        // One short read: the worker's own connection (see `Db::worker_conn`).
-        let mut conn = self.db.worker_conn().await?;
-        Self::week_on(&mut conn, team, location, week).await
+        // One short read: on the primary, the worker's own connection (see `Db::worker_conn`).
+        // Owned: an async closure that captures a borrowed team is not Send (a compiler limit).
+        let team = team.clone();
+        self.db.read_short(async move |conn| Self::week_on(conn, &team, location, week).await).await
     }
 
     async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Option<Vec<StoredGoal>>, StoreError> {

@@ -66,6 +66,10 @@ pub async fn connect_invalidation_listener(database_url: &str) -> Result<Invalid
     Listener::connect(database_url).await.map(InvalidationListener)
 }
 
+/// A silent listener would leave other instances' caches stale, so its connection is given up
+/// when the database stops answering, and the supervisor connects another.
+const LISTENER_DEAD_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub struct InvalidationListener(Listener);
 
 /// Why the listener could not connect.
@@ -97,6 +101,7 @@ impl Listener {
     async fn connect(database_url: &str) -> Result<Self, ListenError> {
         let mut connect = crate::tls::PgConnect::from_url(database_url).map_err(ListenError::Config)?;
         connect.config.application_name("opsd-listener");
+        connect.detect_dead_peers(LISTENER_DEAD_AFTER);
         let (client, mut connection) =
             connect.config.connect(connect.tls.clone()).await.map_err(ListenError::Connect)?;
         let (sender, messages) = futures::channel::mpsc::unbounded();

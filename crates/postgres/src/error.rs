@@ -21,12 +21,14 @@ pub fn store_error(error: Error) -> StoreError {
 }
 
 /// The server's own words for a lost or refused session (SQLSTATE classes 08 and 57P, 53300), a
+/// write reaching a primary that was demoted, or a replica (25006), PgBouncer's own refusals (it
+/// sends them as SQLSTATE 08P01 or 53300 with its own text), a
 /// statement cut by `statement_timeout` (57014), and a transaction rolled back for a deadlock
 /// (40P01) or a lock it could not get in time (55P03); diesel's error kinds do not carry the
 /// SQLSTATE. Our own writes take their row locks in key order, so a deadlock means some other
 /// writer (an operator's SQL, say) did not: the client's retry finds the rows free.
 fn is_database_fault(message: &str) -> bool {
-    const FAULTS: [&str; 12] = [
+    const FAULTS: [&str; 20] = [
         "deadlock detected",
         "canceling statement due to lock timeout",
         "could not obtain lock",
@@ -39,6 +41,15 @@ fn is_database_fault(message: &str) -> bool {
         "canceling statement due to user request",
         "error communicating with database",
         "connection reset",
+        "read-only transaction",
+        "conflict with recovery",
+        // PgBouncer's own words.
+        "no more connections allowed",
+        "pgbouncer cannot connect to server",
+        "server conn crashed",
+        "query_wait_timeout",
+        "server login has been failing",
+        "pooler is shutting down",
     ];
     FAULTS.iter().any(|fault| message.contains(fault))
 }
@@ -110,6 +121,12 @@ mod tests {
             "deadlock detected",
             "canceling statement due to lock timeout",
             "could not obtain lock on row in relation \"coupon_offers\"",
+            "cannot execute INSERT in a read-only transaction",
+            "canceling statement due to conflict with recovery",
+            "no more connections allowed (max_client_conn)",
+            "pgbouncer cannot connect to server",
+            "server conn crashed?",
+            "query_wait_timeout",
         ] {
             assert!(matches!(unknown(fault), StoreError::Unavailable(_)), "{fault}");
         }

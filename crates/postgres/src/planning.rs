@@ -160,15 +160,21 @@ impl PlanningStore for PgPlanningStore {
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<VarianceData>, StoreError> {
-        let conn = self.db.conn().await?;
-        let mut shared: &diesel_async::AsyncPgConnection = &conn;
-        let (scope, scheduled, worked, sales) = futures::try_join!(
-            scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
-            ranged!(SCHEDULED, team, location, week.start(), week.end()).load::<ScheduledRow>(&mut shared),
-            ranged!(WORKED, team, location, week.start(), week.end()).load::<WorkedRow>(&mut shared),
-            ranged!(DAILY_SALES, team, location, week.start(), week.end()).load::<DailySalesRow>(&mut shared),
-        )
-        .map_err(store_error)?;
+        let team = team.clone();
+        let (scope, scheduled, worked, sales) = self
+            .db
+            .read(async move |conn| {
+                let team = &team;
+                let mut shared: &diesel_async::AsyncPgConnection = conn;
+                futures::try_join!(
+                    scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
+                    ranged!(SCHEDULED, team, location, week.start(), week.end()).load::<ScheduledRow>(&mut shared),
+                    ranged!(WORKED, team, location, week.start(), week.end()).load::<WorkedRow>(&mut shared),
+                    ranged!(DAILY_SALES, team, location, week.start(), week.end()).load::<DailySalesRow>(&mut shared),
+                )
+                .map_err(store_error)
+            })
+            .await?;
         if goals_in_scope(scope).is_none() {
             return Ok(None);
         }
@@ -209,16 +215,22 @@ impl PlanningStore for PgPlanningStore {
         week: Week,
         since: Date,
     ) -> Result<Option<ForecastData>, StoreError> {
-        let conn = self.db.conn().await?;
         let start = week.start();
-        let mut shared: &diesel_async::AsyncPgConnection = &conn;
-        let (scope, sales, labor) = futures::try_join!(
-            scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
-            ranged!(SALES_HISTORY, team, location, since, start).load::<BlockSalesRow>(&mut shared),
-            ranged!(RECENT_LABOR, team, location, start - Duration::weeks(4), start)
-                .load::<RecentLaborRow>(&mut shared),
-        )
-        .map_err(store_error)?;
+        let team = team.clone();
+        let (scope, sales, labor) = self
+            .db
+            .read(async move |conn| {
+                let team = &team;
+                let mut shared: &diesel_async::AsyncPgConnection = conn;
+                futures::try_join!(
+                    scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
+                    ranged!(SALES_HISTORY, team, location, since, start).load::<BlockSalesRow>(&mut shared),
+                    ranged!(RECENT_LABOR, team, location, start - Duration::weeks(4), start)
+                        .load::<RecentLaborRow>(&mut shared),
+                )
+                .map_err(store_error)
+            })
+            .await?;
         let Some(goals) = goals_in_scope(scope) else {
             return Ok(None);
         };

@@ -5,15 +5,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use diesel::ConnectionError;
+use diesel::connection::CacheSize;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
-use diesel_async::{AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use opsd_core::StoreError;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::runtime::Handle;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::replicas::{ReplicaStats, Replicas};
 use crate::tls::PgConnect;
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
@@ -28,6 +30,32 @@ pub struct DbConfig {
     pub statement_timeout: Duration,
 }
 
+/// Where the connections go besides the primary's pool (see the README's Deploying section).
+#[derive(Debug, Clone, Default)]
+pub struct Topology {
+    /// How `DbConfig::url` pools: `Transaction` behind PgBouncer in transaction mode.
+    pub pool_mode: PoolMode,
+    /// A session-capable address of the primary for what lives as long as a session (the jobs'
+    /// locks, the migrations' lock; `LISTEN` connects there too). `None`: `DbConfig::url`.
+    pub session_url: Option<SecretString>,
+    /// Read-only replicas (or one balancer address in front of them) for the report reads.
+    pub replica_urls: Vec<SecretString>,
+    /// A replica further behind the primary than this is not read.
+    pub replica_max_lag: Duration,
+}
+
+/// `DATABASE_POOL_MODE`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PoolMode {
+    /// Each pooled connection is one PostgreSQL session: session `SET`s and prepared statements
+    /// are kept.
+    #[default]
+    Session,
+    /// Each transaction (or statement outside one) may run on another backend: no session state,
+    /// no named prepared statement; `statement_timeout` comes from the role's settings.
+    Transaction,
+}
+
 /// How long a bulk write waits for its turn ([`Db::bulk_conn`]) before it is answered 503.
 pub const BULK_WAIT: Duration = Duration::from_secs(30);
 
@@ -39,6 +67,10 @@ pub struct Db {
     id: u64,
     pool: Pool<AsyncPgConnection>,
     setup: Arc<Setup>,
+    /// Sessions of the primary that outlive a transaction.
+    session: Arc<Setup>,
+    /// The report reads' replicas, when there are any (see [`Db::read`]).
+    replicas: Option<Arc<Replicas>>,
     /// Whether the budget keeps a connection for each worker ([`Db::split_for_workers`]).
     split: bool,
     /// Turns for bulk writes: a third of the budget, so a burst of uploads leaves the rest to
@@ -54,6 +86,7 @@ struct Setup {
     url: String,
     acquire_timeout: Duration,
     statement_timeout_ms: u128,
+    mode: PoolMode,
 }
 
 static NEXT_DB: AtomicU64 = AtomicU64::new(0);
@@ -87,13 +120,31 @@ impl std::ops::DerefMut for BulkConn {
 
 impl Db {
     pub fn connect(config: &DbConfig) -> Result<Self, StoreError> {
-        let setup = Arc::new(Setup {
-            runtime: tokio::runtime::Handle::try_current().ok(),
-            connect: PgConnect::from_url(config.url.expose_secret()).map_err(StoreError::Unknown)?,
-            url: config.url.expose_secret().to_owned(),
-            acquire_timeout: config.acquire_timeout,
-            statement_timeout_ms: config.statement_timeout.as_millis(),
-        });
+        Self::connect_to(config, &Topology::default())
+    }
+
+    /// As [`Db::connect`], with the connection roles of a pooled or replicated deployment.
+    pub fn connect_to(config: &DbConfig, topology: &Topology) -> Result<Self, StoreError> {
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        let setup = Arc::new(Setup::new(&config.url, config, topology.pool_mode, runtime.clone())?);
+        let runtime = setup.runtime.clone();
+        let session = match &topology.session_url {
+            Some(url) => Arc::new(Setup::new(url, config, PoolMode::Session, runtime.clone())?),
+            None => setup.clone(),
+        };
+        let replicas = if topology.replica_urls.is_empty() {
+            None
+        } else {
+            let pools = topology
+                .replica_urls
+                .iter()
+                .map(|url| {
+                    Setup::new(url, config, PoolMode::Session, runtime.clone())?
+                        .pool(config.max_connections, runtime.clone())
+                })
+                .collect::<Result<_, _>>()?;
+            Some(Arc::new(Replicas::new(pools, topology.replica_max_lag)))
+        };
         // A connection's driver task runs on the runtime that established it. The server's workers
         // each have a runtime of their own, and one that stops first at shutdown would take the
         // shared connections it made with it while another worker still uses them ("connection
@@ -101,7 +152,7 @@ impl Db {
         // the process ends.
         let pool = setup.pool(config.max_connections, setup.runtime.clone())?;
         let bulk = Arc::new(Semaphore::new((config.max_connections / 3).max(1)));
-        Ok(Self { id: NEXT_DB.fetch_add(1, Ordering::Relaxed), pool, setup, split: false, bulk })
+        Ok(Self { id: NEXT_DB.fetch_add(1, Ordering::Relaxed), pool, setup, session, replicas, split: false, bulk })
     }
 
     /// Keeps one connection of the budget for each of `workers` HTTP worker threads (see
@@ -125,7 +176,7 @@ impl Db {
         if max > 2 {
             self.pool.resize(max - 1);
         }
-        self.setup.pool(1, self.setup.runtime.clone())
+        self.session.pool(1, self.session.runtime.clone())
     }
 
     /// Makes the calling thread's worker connection for this `Db` (opened on first use), which its
@@ -171,6 +222,77 @@ impl Db {
         self.pool.get().await.map_err(pool_error)
     }
 
+    /// A report's read: on a replica that has replayed every write it must see (see
+    /// [`crate::replicas`]), else, and when that replica fails it, on the primary (a pooled
+    /// connection). Only reads go here: a replica refuses writes.
+    pub async fn read<T>(
+        &self,
+        query: impl AsyncFn(&mut AsyncPgConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read_via(Primary::Shared, query).await
+    }
+
+    /// As [`Db::read`] for a hot read of a few short statements: on the primary, it takes the
+    /// worker's own connection ([`Db::worker_conn`]).
+    pub async fn read_short<T>(
+        &self,
+        query: impl AsyncFn(&mut AsyncPgConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read_via(Primary::Worker, query).await
+    }
+
+    async fn read_via<T>(
+        &self,
+        primary: Primary,
+        query: impl AsyncFn(&mut AsyncPgConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if let Some(replicas) = &self.replicas {
+            match replicas.pick() {
+                None => drop(replicas.fallbacks.fetch_add(1, Ordering::Relaxed)),
+                Some(replica) => {
+                    let answer = match replica.pool.get().await {
+                        Ok(mut conn) => query(&mut conn).await,
+                        Err(error) => Err(pool_error(error)),
+                    };
+                    match answer {
+                        Err(error) if crate::replicas::primary_may_answer(&error) => {
+                            tracing::warn!(%error, "a replica failed a read; the primary answers it");
+                            replicas.fallbacks.fetch_add(1, Ordering::Relaxed);
+                        }
+                        answer => {
+                            replicas.reads.fetch_add(1, Ordering::Relaxed);
+                            return answer;
+                        }
+                    }
+                }
+            }
+        }
+        let mut conn = match primary {
+            Primary::Shared => self.conn().await?,
+            Primary::Worker => self.worker_conn().await?,
+        };
+        query(&mut conn).await
+    }
+
+    /// A team's cache was invalidated here (a write of this instance, or another's `NOTIFY`): no
+    /// replica is read until it is known to have replayed past this instant.
+    pub fn note_invalidation(&self) {
+        if let Some(replicas) = &self.replicas {
+            replicas.note_invalidation();
+        }
+    }
+
+    /// Starts sampling the primary's and the replicas' WAL positions; `None` without replicas.
+    pub fn spawn_replica_monitor(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let replicas = self.replicas.clone()?;
+        Some(tokio::spawn(crate::replicas::monitor(replicas, self.pool.clone())))
+    }
+
+    /// The replicas' reads, fallbacks and lag; `None` without replicas.
+    pub fn replica_stats(&self) -> Option<ReplicaStats> {
+        self.replicas.as_ref().map(|replicas| replicas.stats())
+    }
+
     /// `SELECT 1`: the database answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
@@ -179,6 +301,19 @@ impl Db {
 }
 
 impl Setup {
+    fn new(url: &SecretString, config: &DbConfig, mode: PoolMode, runtime: Option<Handle>) -> Result<Self, StoreError> {
+        let mut connect = PgConnect::from_url(url.expose_secret()).map_err(StoreError::Unknown)?;
+        connect.detect_dead_peers(config.acquire_timeout);
+        Ok(Self {
+            runtime,
+            connect,
+            url: url.expose_secret().to_owned(),
+            acquire_timeout: config.acquire_timeout,
+            statement_timeout_ms: config.statement_timeout.as_millis(),
+            mode,
+        })
+    }
+
     /// A pool of `size` connections. `runtime`: where their driver tasks run; `None`, the runtime
     /// that makes each connection.
     fn pool(&self, size: usize, runtime: Option<Handle>) -> Result<Pool<AsyncPgConnection>, StoreError> {
@@ -186,7 +321,7 @@ impl Setup {
         // No test query on every checkout: a connection that died shows as `Unavailable` on its
         // first use, and the pool drops it.
         manager_config.recycling_method = RecyclingMethod::Fast;
-        let (connect, statement_timeout_ms) = (self.connect.clone(), self.statement_timeout_ms);
+        let (connect, statement_timeout_ms, mode) = (self.connect.clone(), self.statement_timeout_ms, self.mode);
         manager_config.custom_setup = Box::new(move |_url| {
             let connect = connect.clone();
             let establish = async move {
@@ -196,11 +331,19 @@ impl Setup {
                     .await
                     .map_err(|error| ConnectionError::BadConnection(describe(&error)))?;
                 let mut conn = AsyncPgConnection::try_from_client_and_connection(client, connection).await?;
-                conn.batch_execute(&format!(
-                    "SET application_name = 'opsd'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
-                ))
-                .await
-                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+                let setup = match mode {
+                    PoolMode::Session => format!(
+                        "SET application_name = 'opsd'; SET statement_timeout = {statement_timeout_ms}; SET TIME ZONE 'UTC'"
+                    ),
+                    // PgBouncer keeps application_name and TimeZone for its client and sets them
+                    // on every server connection it lends it; any other SET would stay behind on
+                    // one backend, so statement_timeout is the role's (ALTER ROLE ... SET).
+                    PoolMode::Transaction => {
+                        conn.set_prepared_statement_cache_size(CacheSize::Disabled);
+                        "SET application_name = 'opsd'; SET TIME ZONE 'UTC'".to_owned()
+                    }
+                };
+                conn.batch_execute(&setup).await.map_err(ConnectionError::CouldntSetupConfiguration)?;
                 Ok(conn)
             };
             match &runtime {
@@ -224,6 +367,13 @@ impl Setup {
     }
 }
 
+/// Which primary connection a read falls back to.
+#[derive(Clone, Copy)]
+enum Primary {
+    Shared,
+    Worker,
+}
+
 pub(crate) fn pool_error(error: PoolError) -> StoreError {
     match error {
         PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed => StoreError::Unavailable(error.to_string()),
@@ -237,11 +387,14 @@ pub(crate) fn pool_error(error: PoolError) -> StoreError {
 pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
     // The lock lives on a session of its own, closed afterwards (a dead instance's lock goes with
     // its session); waiting for another instance's migrations is not bound by statement_timeout.
-    let mut lock = Object::take(db.conn().await?);
+    // Both sessions are the session address's (`DATABASE_SESSION_URL`): through a transaction
+    // pooler the unlock and the SET would land on other backends.
+    let sessions = db.session.pool(2, None)?;
+    let mut lock = Object::take(sessions.get().await.map_err(pool_error)?);
     lock.batch_execute("SET statement_timeout = 0; SELECT pg_advisory_lock(hashtextextended('opsd-migrations', 0))")
         .await
         .map_err(crate::store_error)?;
-    let conn = db.conn().await?;
+    let conn = sessions.get().await.map_err(pool_error)?;
     let mut harness = AsyncMigrationHarness::new(conn);
     let applied = tokio::task::block_in_place(|| harness.run_pending_migrations(MIGRATIONS).map(|done| done.len()))
         .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")));

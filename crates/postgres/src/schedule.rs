@@ -229,43 +229,51 @@ impl ScheduleStore for PgScheduleStore {
     }
 
     async fn view(&self, slug: &str, filter: ViewFilter) -> Result<Option<ScheduleView>, StoreError> {
-        let mut conn = self.db.conn().await?;
-        let location: Option<(Uuid, String)> = locations::table
-            .filter(locations::slug.eq(slug))
-            .select((locations::id, locations::name))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(store_error)?;
-        let Some((location_id, location_name)) = location else { return Ok(None) };
-        let scoped = || {
-            let mut query = schedule_shifts::table
-                .filter(schedule_shifts::location_id.eq(location_id))
-                .filter(schedule_shifts::business_date.between(filter.start, filter.end))
-                .into_boxed();
-            if !filter.include_draft {
-                query = query.filter(schedule_shifts::is_draft.eq(false));
-            }
-            if let Some(key) = &filter.employee_key {
-                query = query.filter(schedule_shifts::employee_key.eq(key.clone()));
-            }
-            if let Some(department) = filter.department {
-                query = query.filter(schedule_shifts::department.eq(department.as_str()));
-            }
-            if let Some(daypart) = filter.daypart {
-                query = query.filter(schedule_shifts::daypart.eq(Daypart::as_str(daypart)));
-            }
-            query
-        };
-        let total: i64 = scoped().count().get_result(&mut conn).await.map_err(store_error)?;
-        let rows: Vec<ShiftRow> = scoped()
-            .order((schedule_shifts::start_at, schedule_shifts::id))
-            .limit(i64::from(filter.limit))
-            .offset(i64::from(filter.offset))
-            .select(ShiftRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let (owned_slug, owned_filter) = (slug.to_owned(), filter.clone());
+        let read = self
+            .db
+            .read(async move |conn| {
+                let (slug, filter) = (owned_slug.as_str(), &owned_filter);
+                let location: Option<(Uuid, String)> = locations::table
+                    .filter(locations::slug.eq(slug))
+                    .select((locations::id, locations::name))
+                    .first(&mut *conn)
+                    .await
+                    .optional()
+                    .map_err(store_error)?;
+                let Some((location_id, location_name)) = location else { return Ok(None) };
+                let scoped = || {
+                    let mut query = schedule_shifts::table
+                        .filter(schedule_shifts::location_id.eq(location_id))
+                        .filter(schedule_shifts::business_date.between(filter.start, filter.end))
+                        .into_boxed();
+                    if !filter.include_draft {
+                        query = query.filter(schedule_shifts::is_draft.eq(false));
+                    }
+                    if let Some(key) = &filter.employee_key {
+                        query = query.filter(schedule_shifts::employee_key.eq(key.clone()));
+                    }
+                    if let Some(department) = filter.department {
+                        query = query.filter(schedule_shifts::department.eq(department.as_str()));
+                    }
+                    if let Some(daypart) = filter.daypart {
+                        query = query.filter(schedule_shifts::daypart.eq(Daypart::as_str(daypart)));
+                    }
+                    query
+                };
+                let total: i64 = scoped().count().get_result(&mut *conn).await.map_err(store_error)?;
+                let rows: Vec<ShiftRow> = scoped()
+                    .order((schedule_shifts::start_at, schedule_shifts::id))
+                    .limit(i64::from(filter.limit))
+                    .offset(i64::from(filter.offset))
+                    .select(ShiftRow::as_select())
+                    .load(&mut *conn)
+                    .await
+                    .map_err(store_error)?;
+                Ok(Some((location_name, total, rows)))
+            })
+            .await?;
+        let Some((location_name, total, rows)) = read else { return Ok(None) };
         Ok(Some(ScheduleView {
             location_slug: slug.to_owned(),
             location_name,

@@ -78,6 +78,22 @@ impl PgConnect {
     }
 }
 
+impl PgConnect {
+    /// A host that stops answering (cut off, or its packets silently dropped) ends the connection
+    /// within about `within`: unacknowledged data and unanswered keepalive probes both count
+    /// against TCP_USER_TIMEOUT, and a query waiting for its answer, which sends nothing, has its
+    /// idle socket probed by keepalives.
+    pub fn detect_dead_peers(&mut self, within: std::time::Duration) {
+        self.config
+            .connect_timeout(within)
+            .tcp_user_timeout(within)
+            .keepalives(true)
+            .keepalives_idle(within)
+            .keepalives_interval(std::time::Duration::from_secs(1))
+            .keepalives_retries(3);
+    }
+}
+
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }

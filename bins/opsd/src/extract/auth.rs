@@ -103,10 +103,7 @@ fn session_cookie(req: &HttpRequest, state: &AppState) -> Result<String, ApiErro
     if !safe {
         // The app's origin, or this service's own (the console's forms post to it).
         let origin = req.headers().get(header::ORIGIN).and_then(|o| o.to_str().ok());
-        let own = {
-            let info = req.connection_info();
-            format!("{}://{}", info.scheme(), info.host())
-        };
+        let own = own_origin(req, &state.trusted_proxies);
         let allowed = origin.is_some_and(|o| Some(o) == state.app_origin.as_deref() || o == own);
         if !allowed {
             return Err(ApiError::Forbidden("A cookie-authenticated change must come from the app's origin."));
@@ -114,6 +111,20 @@ fn session_cookie(req: &HttpRequest, state: &AppState) -> Result<String, ApiErro
     }
     let token = cookie.value().trim();
     if token.is_empty() { Err(ApiError::Unauthorized) } else { Ok(token.to_owned()) }
+}
+
+/// This service's origin as the client addressed it. actix's `connection_info` believes
+/// `Forwarded` and `X-Forwarded-*` from anyone, which would let a page on any origin pass the
+/// Origin check by naming its own host in `X-Forwarded-Host`; only a peer in `TRUSTED_PROXIES` is
+/// believed, and otherwise the `Host` the request was sent to is (this server speaks plain HTTP).
+fn own_origin(req: &HttpRequest, trusted: &[ip_network::IpNetwork]) -> String {
+    let from_proxy = req.peer_addr().is_some_and(|peer| trusted.iter().any(|net| net.contains(peer.ip())));
+    if from_proxy {
+        let info = req.connection_info();
+        return format!("{}://{}", info.scheme(), info.host());
+    }
+    let host = req.headers().get(header::HOST).and_then(|host| host.to_str().ok()).unwrap_or_default();
+    format!("http://{host}")
 }
 
 macro_rules! caller_extractor {

@@ -30,12 +30,16 @@ pub struct Readiness {
     background: BTreeMap<&'static str, TaskState>,
 }
 
-/// The process can serve: the database answers. The details show the background tasks.
+/// The process can serve: it is not draining after SIGTERM, and the database answers. The details
+/// show the background tasks.
 #[utoipa::path(get, path = "/health/ready", tags = ["operations"], responses(
     (status = 200, body = Readiness),
-    (status = 503, description = "the database does not answer", body = crate::errors::Problem, content_type = "application/problem+json"),
+    (status = 503, description = "draining after SIGTERM, or the database does not answer", body = crate::errors::Problem, content_type = "application/problem+json"),
 ))]
 pub async fn ready(state: web::Data<AppState>, supervisor: web::Data<Supervisor>) -> Result<HttpResponse, ApiError> {
+    if state.draining.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(ApiError::Unavailable("draining: this instance is stopping".into()));
+    }
     state.db.ping().await?;
     Ok(HttpResponse::Ok().json(Readiness { status: "ready", background: supervisor.states() }))
 }
