@@ -55,6 +55,21 @@ chaos:
     cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-chaos
     ./target/release/opsd-chaos ./target/release/opsd
 
+# A local HA cluster (root): etcd, three PostgreSQL nodes under Patroni, HAProxy, PgBouncer in
+# transaction mode and three opsd instances, each host its own network namespace; prints lines to try.
+cluster:
+    cargo build -q --release -p opsd --bin opsd
+    tools/cluster/cluster.py up target/release/opsd
+
+# Stop every process of the cluster and remove its namespaces.
+cluster-down:
+    tools/cluster/cluster.py down
+
+# The cluster's scenarios (failover, replicas, pooler restart, ...): one line each, non-zero when one does not hold.
+cluster-test:
+    cargo build -q --release -p opsd --bin opsd
+    tools/cluster/cluster_test.py target/release/opsd
+
 # Throughput and latency figures (release build; installs wrk when missing).
 bench:
     TEST_DATABASE_URL="$(scripts/pg-up.sh test)" scripts/bench.sh

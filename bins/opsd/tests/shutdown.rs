@@ -67,3 +67,75 @@ async fn sigterm_finishes_requests_in_flight_and_exits_zero() {
     assert!(answered.is_ok(), "the request in flight got its answer: {answered:?}");
     assert!(client.get(format!("{base}/health/live")).send().await.is_err(), "nothing listens any more");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_a_drain_sigterm_turns_readiness_503_and_keeps_serving_for_the_grace() {
+    let database = TestDatabase::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
+        .arg("serve")
+        .env("DATABASE_URL", database.url())
+        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+        .env("SHUTDOWN_DRAIN_SECONDS", "2")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut ready = 0;
+    for _ in 0..150 {
+        if let Ok(answer) = client.get(format!("{base}/health/ready")).send().await {
+            ready = answer.status().as_u16();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(ready, 200, "ready before the signal");
+
+    let pid = child.id().unwrap().to_string();
+    assert!(tokio::process::Command::new("kill").args(["-TERM", &pid]).status().await.unwrap().success());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let draining = client.get(format!("{base}/health/ready")).send().await.unwrap();
+    assert_eq!(draining.status(), 503, "a balancer sees it leaving at once");
+    let body: serde_json::Value = draining.json().await.unwrap();
+    assert_eq!(body["code"], "unavailable");
+    let live = client.get(format!("{base}/health/live")).send().await.unwrap();
+    assert_eq!(live.status(), 200, "still serving what arrives during the grace");
+
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait()).await.expect("it stops").unwrap();
+    assert_eq!(status.code(), Some(0), "a clean exit after the grace");
+}
+
+#[tokio::test]
+async fn transaction_mode_without_a_session_address_refuses_to_start() {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
+        .arg("serve")
+        .env("DATABASE_URL", "postgres://opsd@127.0.0.1:1/opsd")
+        .env("DATABASE_POOL_MODE", "transaction")
+        .env_remove("DATABASE_SESSION_URL")
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("DATABASE_SESSION_URL: is required when DATABASE_POOL_MODE is transaction"), "{stderr}");
+
+    for (name, value, expected) in [
+        ("DATABASE_POOL_MODE", "statement", "DATABASE_POOL_MODE: must be session or transaction"),
+        ("TRUSTED_PROXIES", "10.0.0.1, not-an-address", "TRUSTED_PROXIES: \"not-an-address\" is not an address"),
+    ] {
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
+            .arg("serve")
+            .env("DATABASE_URL", "postgres://opsd@127.0.0.1:1/opsd")
+            .env(name, value)
+            .output()
+            .await
+            .unwrap();
+        assert!(!output.status.success(), "{name}={value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{name}={value}: {stderr}");
+    }
+}
