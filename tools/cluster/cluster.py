@@ -127,7 +127,11 @@ def remove_network(net):
 
 def cut_off(net, host):
     """The host's packets are silently dropped, both ways (a partition, not a refusal)."""
-    rules = "table inet opsd_cut { chain in { type filter hook input priority 0; policy accept; iif lo accept; drop; } chain out { type filter hook output priority 0; policy accept; oif lo accept; drop; } }"
+    rules = """table inet opsd_cut {
+    chain in { type filter hook input priority 0; policy drop; iif lo accept; }
+    chain out { type filter hook output priority 0; policy drop; oif lo accept; }
+}
+"""
     ns_run(net.ns(host), "nft", "-f", "-", input=rules)
 
 

@@ -153,14 +153,17 @@ def jobs_once(c):
 def write_read_elsewhere(c):
     status, incident = c.create_incident("cluster-test visibility", host="app1")
     seen = {n: c.call("GET", f"/api/incidents/{incident['id']}", host=n)[0] for n in ("app2", "app3")}
+    # An ingested row replaces the day's Lunch block: set it to 5.00 first, then to 7.00.
+    c.add_sale(5.0, host="app1")
+    time.sleep(1.0)
     before = {n: c.report(host=n)[1]["summary"]["totalSales"] for n in APP_NODES}
     sale = c.add_sale(7.0, host="app1")[0]
     time.sleep(1.0)
     after = {n: c.report(host=n)[1]["summary"]["totalSales"] for n in APP_NODES}
     held = status == 201 and all(s == 200 for s in seen.values()) and sale in (200, 201) and all(
-        round(after[n] - before[n], 2) == 7.0 for n in APP_NODES)
-    return ("an incident created on app1; a sale of 7.00 ingested on app1",
-            f"the incident read on app2/app3: {seen}; the week's sales before {before}, one second after {after}", held)
+        round(after[n] - before[n], 2) == 2.0 for n in APP_NODES)
+    return ("an incident created on app1; the day's Lunch sales set from 5.00 to 7.00 on app1",
+            f"the incident read on app2/app3: {seen}; the week's sales before {before}, one second after {after} (+2.00 expected)", held)
 
 
 def replica_scans(net):
@@ -192,10 +195,11 @@ def replicas(c):
     finally:
         for node in replicas:
             cluster.psql(c.net, node, "SELECT pg_wal_replay_resume()")
-    reflected = all(round(reports_after[n] - reports_before[n], 2) == 3.0 for n in APP_NODES)
+    # The Lunch block was 7.00 (the scenario before): now 3.00.
+    reflected = all(round(reports_after[n] - reports_before[n], 2) == -4.0 for n in APP_NODES)
     held = (all(s == 200 for s in statuses) and after - before >= 30 and sale in (200, 201) and reflected
             and all(s == 200 for s in schedule))
-    return ("30 schedule reads through the balancer; then WAL replay paused on both replicas and a sale of 3.00 written",
+    return ("30 schedule reads through the balancer; then WAL replay paused on both replicas and the day's Lunch sales set from 7.00 to 3.00",
             f"schedule_shifts scans on the replicas +{after - before}, on the primary +{int(primary_after) - int(primary_before)}; "
             f"with replay paused, sales before {reports_before}, after {reports_after}; schedule reads {schedule}", held)
 
