@@ -88,7 +88,8 @@ impl PgConnect {
             .connect_timeout(within)
             .tcp_user_timeout(within)
             .keepalives(true)
-            .keepalives_idle(within)
+            // Whole seconds on the socket (TCP_KEEPIDLE): zero is refused.
+            .keepalives_idle(within.max(std::time::Duration::from_secs(1)))
             .keepalives_interval(std::time::Duration::from_secs(1))
             .keepalives_retries(3);
     }
