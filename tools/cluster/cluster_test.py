@@ -197,11 +197,14 @@ def replicas(c):
             cluster.psql(c.net, node, "SELECT pg_wal_replay_resume()")
     # The Lunch block was 7.00 (the scenario before): now 3.00.
     reflected = all(round(reports_after[n] - reports_before[n], 2) == -4.0 for n in APP_NODES)
+    metrics = cluster.http_get(f"{c.base('app1')}/metrics")[1].decode()
+    opsd_says = [line for line in metrics.splitlines() if line.startswith("opsd_db_replica_")]
     held = (all(s == 200 for s in statuses) and after - before >= 30 and sale in (200, 201) and reflected
             and all(s == 200 for s in schedule))
     return ("30 schedule reads through the balancer; then WAL replay paused on both replicas and the day's Lunch sales set from 7.00 to 3.00",
             f"schedule_shifts scans on the replicas +{after - before}, on the primary +{int(primary_after) - int(primary_before)}; "
-            f"with replay paused, sales before {reports_before}, after {reports_after}; schedule reads {schedule}", held)
+            f"with replay paused, sales before {reports_before}, after {reports_after}; schedule reads {schedule}; "
+            f"app1's /metrics: {'; '.join(opsd_says)}", held)
 
 
 def failover(c, inject, restore, what):

@@ -12,6 +12,7 @@ pub mod floor;
 pub mod jobs;
 mod middleware;
 mod openapi;
+mod replica_metrics;
 mod request_rules;
 mod routes;
 pub mod seed;

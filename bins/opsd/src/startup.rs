@@ -72,6 +72,9 @@ impl Application {
         let worker_db = db.clone();
         let metrics = web::Data::new(HttpMetrics::new().with_routes(routes::patterns().iter().map(String::as_str)));
         let supervisor = Supervisor::new(&metrics.registry);
+        if let Some(replicas) = crate::replica_metrics::ReplicaMetrics::new(db.clone()) {
+            metrics.registry.register(Box::new(replicas)).context("registering the replica metrics")?;
+        }
         let (state, background) = wire(&config, db, job_locks, &supervisor).await?;
         let draining = state.draining.clone();
         let state = web::Data::new(state);

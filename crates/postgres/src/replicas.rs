@@ -8,13 +8,15 @@
 //! replica is fully caught up.
 //!
 //! A read may go to a replica fresh as of both
-//! - `now - DATABASE_REPLICA_MAX_LAG_MS`, and
-//! - the last cache invalidation this instance saw (its own write, or another instance's `NOTIFY`).
-//!   Every write a report reads invalidates the team's caches, and the invalidation reaches every
-//!   instance within a second, so a read one second after a write either finds a replica that has
-//!   replayed it or goes to the primary, and a cache is never refilled from a replica behind the
-//!   write that emptied it. (This is the GitLab load balancer's sticky read, with the instant of the
-//!   invalidation standing in for the writer's WAL position: the position is sampled after it.)
+//! - `now - min(DATABASE_REPLICA_MAX_LAG_MS, 1 s)`: every instance promises that a read beginning
+//!   one second after a write was acknowledged reflects it, so the setting can only tighten that;
+//! - the last cache invalidation this instance saw (its own write, or another instance's `NOTIFY`):
+//!   a cache is never refilled from a replica behind the write that emptied it, even within that
+//!   second. (This is the GitLab load balancer's sticky read, with the instant the invalidation
+//!   arrived standing in for the writer's WAL position: the position is sampled after it.)
+//!
+//! With samples every 200 ms and streaming replication on a LAN, a healthy replica is known fresh
+//! as of 200-400 ms ago, and reads stay on it.
 //!
 //! Otherwise, and when a replica cannot be had or fails the read (down, or a query cancelled for a
 //! recovery conflict), the primary answers: a replica never turns a read into an error.
@@ -30,6 +32,9 @@ use opsd_core::StoreError;
 
 use crate::pool::pool_error;
 use crate::prepared::prepared;
+
+/// A write acknowledged this long ago is visible to every read, on every instance.
+pub const VISIBILITY: Duration = Duration::from_secs(1);
 
 /// How often the monitor samples the WAL positions.
 pub const MONITOR_INTERVAL: Duration = Duration::from_millis(200);
@@ -72,7 +77,7 @@ impl Replicas {
     pub(crate) fn new(pools: Vec<Pool<AsyncPgConnection>>, max_lag: Duration) -> Self {
         Self {
             members: pools.into_iter().map(|pool| Replica { pool, fresh_as_of: AtomicU64::new(0) }).collect(),
-            max_lag,
+            max_lag: max_lag.min(VISIBILITY),
             invalidated_at: AtomicU64::new(0),
             epoch: Instant::now(),
             reads: AtomicU64::new(0),
