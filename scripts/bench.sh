@@ -140,9 +140,56 @@ backtest() { # scope query
 backtest "one location" "&locationId=$location"
 backtest "the team" ""
 
+echo
+echo "through PgBouncer 1.18 in transaction mode: the uncached team-wide report, $rounds alternating rounds of ${round_seconds}s:"
+command -v pgbouncer >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq pgbouncer >/dev/null; }
+bouncer_dir="$(mktemp -d)" bouncer_port="$(scripts/free-port.sh)" pooled_port="$(scripts/free-port.sh)"
+pg_port="$(sed -E 's#.*:([0-9]+)/.*#\1#' <<<"$server")"
+cat >"$bouncer_dir/pgbouncer.ini" <<INI
+[databases]
+opsd_bench = host=127.0.0.1 port=$pg_port dbname=opsd_bench user=postgres
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $bouncer_port
+unix_socket_dir =
+auth_type = any
+pool_mode = transaction
+max_client_conn = 200
+default_pool_size = 20
+ignore_startup_parameters = extra_float_digits
+logfile = $bouncer_dir/pgbouncer.log
+INI
+as_bouncer=()
+if [ "$(id -u)" = 0 ]; then chown -R postgres "$bouncer_dir"; as_bouncer=(runuser -u postgres --); fi
+"${as_bouncer[@]}" pgbouncer "$bouncer_dir/pgbouncer.ini" >/dev/null 2>&1 &
+bouncer=$!
+pooled_url="postgres://postgres@127.0.0.1:$bouncer_port/opsd_bench?sslmode=disable"
+DATABASE_URL="$pooled_url" DATABASE_POOL_MODE=transaction DATABASE_SESSION_URL="$DATABASE_URL" \
+  BIND_ADDR=127.0.0.1:$pooled_port OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
+pooled=$!
+trap 'kill $cached $uncached $pooled 2>/dev/null || true; kill $bouncer 2>/dev/null || true; rm -rf "$bouncer_dir"' EXIT
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$pooled_port/health/ready" >/dev/null && break; sleep 0.1; done
+wrk -t2 -c32 -d2s -H "Authorization: Bearer bench-key" "http://127.0.0.1:$pooled_port$path" >/dev/null
+pool_log="$(mktemp)"
+for round in $(seq 1 "$rounds"); do
+  if (( round % 2 )); then
+    read -r direct_rps direct_p99 < <(load "uncached, direct" "http://127.0.0.1:$uncached_port$path" "$round_seconds")
+    read -r pooled_rps pooled_p99 < <(load "uncached, PgBouncer" "http://127.0.0.1:$pooled_port$path" "$round_seconds")
+  else
+    read -r pooled_rps pooled_p99 < <(load "uncached, PgBouncer" "http://127.0.0.1:$pooled_port$path" "$round_seconds")
+    read -r direct_rps direct_p99 < <(load "uncached, direct" "http://127.0.0.1:$uncached_port$path" "$round_seconds")
+  fi
+  echo "$pooled_rps $direct_rps $pooled_p99 $direct_p99" >>"$pool_log"
+done
+awk '{ print $1 / $2 }' "$pool_log" | median | awk '{ printf "  PgBouncer (transaction mode, unnamed statements) / direct = %.2f (median of the rounds; goal at least 0.7)\n", $1 }'
+awk '{ print $3 }' "$pool_log" | median | awk '{ printf "  p99 through PgBouncer %.2f ms (median)\n", $1 }'
+kill $pooled 2>/dev/null || true
+kill $bouncer 2>/dev/null || true
+rm -rf "$bouncer_dir" "$pool_log"
+
 # One wrk run's p99 (ms) against the uncached team-wide report of the server on a port.
-p99_ms() { # port
-  wrk -t2 -c32 -d"${duration}s" --latency -H "Authorization: Bearer bench-key" "http://127.0.0.1:$1$path" \
+p99_ms() { # port [path]
+  wrk -t2 -c32 -d"${duration}s" --latency -H "Authorization: Bearer bench-key" "http://127.0.0.1:$1${2:-$path}" \
     | awk '$1 == "99%" { print $2 }' | to_ms
 }
 echo
@@ -163,11 +210,24 @@ for _ in 1 2 3; do
   small_runs="$small_runs $(p99_ms "$uncached_port")"
   big_runs="$big_runs $(p99_ms "$big_port")"
 done
-kill $uncached $big 2>/dev/null || true
 small_p99="$(tr ' ' '\n' <<<"$small_runs" | grep . | median)" big_p99="$(tr ' ' '\n' <<<"$big_runs" | grep . | median)"
 echo "  20 locations x 1 year (ms):$small_runs"
 echo "  200 locations x 3 years (ms):$big_runs"
 awk -v s="$small_p99" -v b="$big_p99" 'BEGIN { printf "  medians %.2f ms and %.2f ms: ratio %.2f (goal at most 1.2)\n", s, b, b / s }'
+# Both seeds end at the same last week.
+for report in "variance:/api/analytics/variance?teamId=org_demo&weekOf=$week" \
+  "forecast:/api/analytics/forecast?teamId=org_demo&weekOf=$this_week"; do
+  name="${report%%:*}" report_path="${report#*:}"
+  small_runs="" big_runs=""
+  for _ in 1 2 3; do
+    small_runs="$small_runs $(p99_ms "$uncached_port" "$report_path")"
+    big_runs="$big_runs $(p99_ms "$big_port" "$report_path")"
+  done
+  small_p99="$(tr ' ' '\n' <<<"$small_runs" | grep . | median)" big_p99="$(tr ' ' '\n' <<<"$big_runs" | grep . | median)"
+  awk -v n="$name" -v s="$small_p99" -v b="$big_p99" -v sr="$small_runs" -v br="$big_runs" 'BEGIN {
+    printf "  team-wide %s: 20 x 1 year%s ms; 200 x 3 years%s ms; medians %.2f and %.2f ms: ratio %.2f (goal at most 1.2)\n", n, sr, br, s, b, b / s }'
+done
+kill $uncached $big 2>/dev/null || true
 
 echo
 ./target/release/opsd-bench

@@ -8,6 +8,7 @@ mod console;
 mod coupons;
 mod database_tls;
 mod errors;
+mod idempotency;
 mod incidents;
 mod nudges;
 mod operations;

@@ -26,6 +26,10 @@ pub enum ApiError {
     Conflict { detail: &'static str, existing_id: Option<String> },
     #[error("delivery conflict")]
     DeliveryConflict,
+    #[error("idempotency key reused for another request")]
+    IdempotencyMismatch,
+    #[error("a request under this idempotency key is in progress")]
+    IdempotencyInProgress,
     #[error("rate limited")]
     RateLimited { retry_after_seconds: u64 },
     #[error("circuit open")]
@@ -53,7 +57,7 @@ pub struct Problem {
     pub status: u16,
     pub detail: String,
     /// A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
-    /// not_found, conflict, delivery_conflict, rate_limited, circuit_open, payload_too_large,
+    /// not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, rate_limited, circuit_open, payload_too_large,
     /// unsupported_media_type, method_not_allowed, not_configured, unavailable, internal.
     pub code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,6 +88,8 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Conflict { .. } => "conflict",
             ApiError::DeliveryConflict => "delivery_conflict",
+            ApiError::IdempotencyMismatch => "idempotency_mismatch",
+            ApiError::IdempotencyInProgress => "idempotency_in_progress",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::CircuitOpen { .. } => "circuit_open",
             ApiError::PayloadTooLarge => "payload_too_large",
@@ -104,6 +110,12 @@ impl ApiError {
             ApiError::MethodNotAllowed(allow) => format!("Allowed methods: {allow}."),
             ApiError::Conflict { detail, .. } => (*detail).into(),
             ApiError::DeliveryConflict => "This delivery id was already received with a different body.".into(),
+            ApiError::IdempotencyMismatch => {
+                "This Idempotency-Key was used for another request (method, path or body); use a new key.".into()
+            }
+            ApiError::IdempotencyInProgress => {
+                "A request with this Idempotency-Key is still in progress; retry after it has its answer.".into()
+            }
             ApiError::RateLimited { .. } => "Too many requests; retry later.".into(),
             ApiError::CircuitOpen { .. } => "The data store is failing; retry later.".into(),
             ApiError::PayloadTooLarge => "The body is larger than 256 KiB.".into(),
@@ -139,7 +151,10 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::Conflict { .. } | ApiError::DeliveryConflict => StatusCode::CONFLICT,
+            ApiError::Conflict { .. } | ApiError::DeliveryConflict | ApiError::IdempotencyInProgress => {
+                StatusCode::CONFLICT
+            }
+            ApiError::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -9,10 +9,13 @@ use async_trait::async_trait;
 use opsd_core::StoreError;
 use opsd_core::SystemClock;
 use opsd_coupons::ExpirySweep;
+use opsd_idempotency::Idempotency;
 use opsd_incidents::IncidentService;
 use opsd_jobs::{AnswerFormat, Finished, Job, JobStatus};
 use opsd_nudges::{AnnouncementService, NudgeJobs, NudgeTally};
-use opsd_postgres::{Db, DbConfig, PgAnnouncementStore, PgContactStore, PgExpiryStore, PgIncidentStore, PgNudgeStore};
+use opsd_postgres::{
+    Db, DbConfig, PgAnnouncementStore, PgContactStore, PgExpiryStore, PgIdempotencyStore, PgIncidentStore, PgNudgeStore,
+};
 use opsd_scheduling::{PunchSync, ScheduleService, SyncStatus};
 use serde_json::json;
 use uuid::Uuid;
@@ -173,6 +176,29 @@ impl Job for PruneContacts {
     }
 }
 
+/// Deletes idempotency keys and their answers once they are a day old.
+pub struct PruneIdempotencyKeys(pub Arc<Idempotency>);
+
+#[async_trait]
+impl Job for PruneIdempotencyKeys {
+    fn name(&self) -> &'static str {
+        "prune-idempotency-keys"
+    }
+    fn schedule(&self) -> &'static str {
+        "45 * * * *"
+    }
+    fn format(&self) -> AnswerFormat {
+        AnswerFormat::Json
+    }
+    fn description(&self) -> &'static str {
+        "deletes `Idempotency-Key` answers kept more than 24 hours: `{\"status\":\"ok\",\"pruned\":N}`"
+    }
+    async fn run(&self, _: Uuid) -> Result<Finished, StoreError> {
+        let pruned = self.0.prune().await?;
+        Ok(Finished::new(JobStatus::Ok, json!({ "pruned": pruned }), json!({ "status": "ok", "pruned": pruned })))
+    }
+}
+
 fn sync_status(status: SyncStatus) -> JobStatus {
     match status {
         SyncStatus::Ok => JobStatus::Ok,
@@ -321,6 +347,7 @@ pub fn listing() -> Jobs {
         Arc::new(AggregateHeroes(nudges)),
         Arc::new(PublishAnnouncements(announcements)),
         Arc::new(PruneContacts { incidents, retention_days: 30 }),
+        Arc::new(PruneIdempotencyKeys(Arc::new(Idempotency::new(Arc::new(PgIdempotencyStore::new(db.clone())))))),
         Arc::new(SyncSchedule(None)),
         Arc::new(SyncRoles(None)),
         Arc::new(SyncPunches(None)),

@@ -9,6 +9,7 @@ pub mod dev_identity;
 mod errors;
 pub(crate) mod extract;
 pub mod floor;
+mod idempotency;
 pub mod jobs;
 mod middleware;
 mod openapi;

@@ -55,8 +55,8 @@ pub async fn request_id(
     .await
 }
 
-/// Every layer an answer passes through, innermost first: panics caught, security headers,
-/// metrics, the request id.
+/// Every layer an answer passes through, innermost first: panics caught, `Idempotency-Key`
+/// answers kept and replayed, security headers, metrics, the request id.
 pub fn layered<T>(
     app: App<T>,
 ) -> App<
@@ -78,6 +78,7 @@ where
         > + 'static,
 {
     app.wrap(from_fn(catch_panics))
+        .wrap(from_fn(crate::idempotency::idempotent_creates))
         .wrap(from_fn(security_headers))
         .wrap(from_fn(record_metrics))
         .wrap(from_fn(request_id))

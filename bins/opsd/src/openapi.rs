@@ -65,6 +65,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
     let mut document = ApiDoc::openapi();
     document.paths = crate::routes::paths();
     ProblemResponses.modify(&mut document);
+    IdempotencyKeys.modify(&mut document);
     document
 }
 
@@ -141,6 +142,45 @@ impl Modify for ProblemResponses {
                 [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten()
             {
                 operation.responses.responses.entry("default".into()).or_insert_with(|| problem.clone().into());
+            }
+        }
+    }
+}
+
+/// The `Idempotency-Key` header on every POST that creates something (`idempotency.rs`).
+struct IdempotencyKeys;
+
+impl Modify for IdempotencyKeys {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+        use utoipa::openapi::{ObjectBuilder, Required, Type};
+        let parameter = ParameterBuilder::new()
+            .name("Idempotency-Key")
+            .parameter_in(ParameterIn::Header)
+            .required(Required::False)
+            .description(Some(
+                "Makes a retry safe (as Stripe's API and the IETF httpapi draft): the first answer to a key \
+                 (1 to 255 visible ASCII characters, a UUID say) is kept for at least 24 hours with a hash of \
+                 the request; the same caller sending the same key and request again gets that answer \
+                 again, with `Idempotent-Replayed: true`, and nothing happens twice. The same key with another \
+                 method, path or body is 422 `idempotency_mismatch`; while the first request still runs, 409 \
+                 `idempotency_in_progress`. Keys belong to their caller (a user, or an API key). A 5xx answer \
+                 is not kept: retry it with the same key.",
+            ))
+            .schema(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .min_length(Some(1))
+                    .max_length(Some(255))
+                    .pattern(Some("^[!-~]+$")),
+            ))
+            .build();
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            if crate::idempotency::NOT_KEYED.iter().any(|prefix| path.starts_with(prefix)) {
+                continue;
+            }
+            if let Some(post) = &mut item.post {
+                post.parameters.get_or_insert_with(Vec::new).push(parameter.clone());
             }
         }
     }

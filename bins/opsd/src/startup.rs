@@ -28,12 +28,13 @@ use opsd_scheduling::{LegacyScheduleView, PunchSync, ScheduleService, Scheduling
 
 use crate::assistant_tools::AppTools;
 use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
+use opsd_idempotency::Idempotency;
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgAnnouncementStore, PgContactStore,
-    PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdentityEventStore, PgIncidentStore, PgJobLocks, PgJobRunStore,
-    PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanningStore, PgPunchStore, PgRateLimiter,
-    PgReportStore, PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore,
-    PgUsageStore, Topology, connect_invalidation_listener,
+    PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdempotencyStore, PgIdentityEventStore, PgIncidentStore,
+    PgJobLocks, PgJobRunStore, PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanningStore,
+    PgPunchStore, PgRateLimiter, PgReportStore, PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation,
+    PgTeamSettingsStore, PgThreadStore, PgUsageStore, Topology, connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -329,7 +330,9 @@ async fn wire(
         },
     );
 
+    let idempotency = Arc::new(Idempotency::new(Arc::new(PgIdempotencyStore::new(db.clone()))));
     let state = AppState {
+        idempotency: idempotency.clone(),
         db: db.clone(),
         credentials: config.credentials.clone(),
         app_origin: config.app_origin.clone(),
@@ -362,6 +365,7 @@ async fn wire(
                 incidents: incidents.clone(),
                 retention_days: config.contact_retention_days,
             }),
+            Arc::new(jobs::PruneIdempotencyKeys(idempotency.clone())),
             Arc::new(jobs::SyncSchedule(schedule_sync.clone())),
             Arc::new(jobs::SyncRoles(schedule_sync)),
             Arc::new(jobs::SyncPunches(punch_sync)),

@@ -19,6 +19,8 @@ use crate::jobs::Jobs;
 /// What handlers reach: the domain services and the credentials the extractors check.
 pub struct AppState {
     pub db: Db,
+    /// `Idempotency-Key` answers (the `idempotency` middleware).
+    pub idempotency: Arc<opsd_idempotency::Idempotency>,
     pub credentials: CredentialsConfig,
     pub app_origin: Option<String>,
     /// Peers whose forwarding headers (`X-Forwarded-Host`, `-Proto`, `Forwarded`) are believed.

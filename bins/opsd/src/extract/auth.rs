@@ -31,6 +31,23 @@ fn matches_any(presented: &str, secrets: &[SecretString]) -> bool {
     bool::from(matched)
 }
 
+/// Whose `Idempotency-Key` a request's is: the API key it bears, or the user its token or
+/// session cookie verifies as. `None` when neither holds: the handler refuses the request itself.
+pub(crate) async fn idempotency_scope(req: &HttpRequest, state: &AppState) -> Option<opsd_idempotency::KeyScope> {
+    let bearer = bearer(req);
+    if let Some(token) = bearer
+        && matches_any(token, &state.credentials.api_keys)
+    {
+        return Some(opsd_idempotency::KeyScope::api_key(token));
+    }
+    let token = match bearer {
+        Some(token) => token.to_owned(),
+        None => req.cookie(SESSION_COOKIE)?.value().trim().to_owned(),
+    };
+    let caller = state.authenticator.authenticate(&token).await.ok()?;
+    Some(opsd_idempotency::KeyScope::user(caller.user_id.as_str()))
+}
+
 /// A request bearing one of the configured service API keys (`API_KEY`).
 pub struct ApiKey;
 

@@ -30,7 +30,14 @@ pub async fn prune_soft_deleted_contacts(
     call(&state, "prune-soft-deleted-contacts").await
 }
 
-/// What the prune job answers.
+/// Deletes `Idempotency-Key` answers kept more than 24 hours.
+#[utoipa::path(get, path = "/cron/prune-idempotency-keys", tags = ["jobs"], security(("cronSecret" = [])),
+    responses((status = 200, description = "`{\"status\":\"ok\",\"pruned\":N}`, or `{\"status\":\"skipped\"}` while another run holds the lock", body = PruneAnswer)))]
+pub async fn prune_idempotency_keys(state: web::Data<AppState>, _cron: CronSecret) -> Result<HttpResponse, ApiError> {
+    call(&state, "prune-idempotency-keys").await
+}
+
+/// What the prune jobs answer.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 pub struct PruneAnswer {

@@ -61,6 +61,7 @@ fn table() -> Vec<Route> {
         health::metrics,
         cron::keep_alive,
         cron::prune_soft_deleted_contacts,
+        cron::prune_idempotency_keys,
         incidents::list,
         incidents::report,
         incidents::get,
