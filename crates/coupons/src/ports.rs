@@ -1,6 +1,6 @@
 use async_trait::async_trait;
 use opsd_core::{LocationId, StoreError, TeamId};
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::events::GuestEvent;
@@ -124,6 +124,8 @@ pub struct ClaimedEvent {
     pub team_id: TeamId,
     pub location_id: LocationId,
     pub payload: serde_json::Value,
+    /// This claim's token: completing or retrying the event takes effect only while it holds.
+    pub lease: Uuid,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,23 +152,22 @@ pub struct GuestAlert {
 pub trait GuestEventStore: Send + Sync {
     /// Checks the location belongs to the team and inserts the event under its identity.
     async fn enqueue(&self, event: &QueuedEvent) -> Result<EnqueueOutcome, StoreError>;
-    /// Leases up to `limit` ready events (`SKIP LOCKED`) until `lease_until`.
-    async fn claim(
-        &self,
-        limit: u32,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-    ) -> Result<Vec<ClaimedEvent>, StoreError>;
-    async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError>;
-    /// Puts the event back for a later attempt, or marks it failed after the last one, with the
-    /// attempt's error classification.
+    /// Leases up to `limit` ready events (`SKIP LOCKED`) for `lease`, each under a new token. The
+    /// database's clock decides what is ready and when a lease ends, never a worker's.
+    async fn claim(&self, limit: u32, lease: Duration) -> Result<Vec<ClaimedEvent>, StoreError>;
+    /// Marks the event done, if `lease` is still its claim's; `false` when another worker has
+    /// claimed it since (this worker was paused or slow past its lease), and nothing changes.
+    async fn complete(&self, event: Uuid, lease: Uuid, outcome: &str) -> Result<bool, StoreError>;
+    /// Puts the event back for an attempt after `backoff`, or marks it failed after the last one,
+    /// with the attempt's error classification; only while `lease` is its claim's, as `complete`.
     async fn retry_later(
         &self,
         event: Uuid,
-        available_at: OffsetDateTime,
+        lease: Uuid,
+        backoff: Duration,
         give_up: bool,
         error: &str,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
     /// Holds capacity for a new reservation when some is free.
     #[allow(clippy::too_many_arguments)]
     async fn hold(

@@ -29,11 +29,10 @@ pub struct GuestEventWorker {
 impl GuestEventWorker {
     /// Claims and processes up to `limit` events; returns how many were claimed.
     pub async fn run_once(&self, limit: u32) -> Result<usize, StoreError> {
-        let now = self.clock.now();
-        let claimed = self.events.claim(limit, now, now + self.lease).await?;
+        let claimed = self.events.claim(limit, self.lease).await?;
         for event in &claimed {
-            match self.process(event).await {
-                Ok(outcome) => self.events.complete(event.id, outcome, self.clock.now()).await?,
+            let kept = match self.process(event).await {
+                Ok(outcome) => self.events.complete(event.id, event.lease, outcome).await?,
                 Err(error) => {
                     let attempts = event.attempts + 1;
                     tracing::warn!(event = %event.id, attempts, %error, "guest event failed; retrying later");
@@ -43,8 +42,13 @@ impl GuestEventWorker {
                         StoreError::Unknown(_) => "store_error",
                     };
                     let give_up = attempts >= MAX_ATTEMPTS;
-                    self.events.retry_later(event.id, self.clock.now() + backoff, give_up, class).await?;
+                    self.events.retry_later(event.id, event.lease, backoff, give_up, class).await?
                 }
+            };
+            if !kept {
+                // Its lease ran out while this worker was paused or slow, and another worker has
+                // the event now: that worker records its outcome (processing is idempotent).
+                tracing::warn!(event = %event.id, "guest event's lease was lost; its new holder finishes it");
             }
         }
         Ok(claimed.len())
@@ -126,6 +130,7 @@ mod tests {
             team_id: TeamId::new("org_1"),
             location_id: LocationId(Uuid::from_u128(9)),
             payload,
+            lease: Uuid::from_u128(77),
         }
     }
 
@@ -170,7 +175,7 @@ mod tests {
     async fn low_feedback_with_a_stored_row_alerts_once_and_the_alert_carries_no_comment() {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(1);
-        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
+        events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().times(1).returning(|_, _, _, _, _, _, _, _| Ok(()));
         events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(
             |_, _, _| {
@@ -183,7 +188,7 @@ mod tests {
             },
         );
         events.expect_alert_notified().times(1).returning(|_, _| Ok(()));
-        events.expect_complete().withf(|_, outcome, _| outcome == "alerted").times(1).returning(|_, _, _| Ok(()));
+        events.expect_complete().withf(|_, _, outcome| outcome == "alerted").times(1).returning(|_, _, _| Ok(true));
         let mut notifier = MockAlertNotifier::new();
         notifier
             .expect_low_rating()
@@ -197,7 +202,7 @@ mod tests {
     async fn a_failing_notifier_leaves_the_event_processed() {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(2);
-        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
+        events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Ok(()));
         events.expect_record_alert().returning(|_, _, _| {
             Ok(Some(GuestAlert {
@@ -209,7 +214,7 @@ mod tests {
         });
         events.expect_alert_notified().never();
         events.expect_retry_later().never();
-        events.expect_complete().withf(|_, outcome, _| outcome == "alerted").times(1).returning(|_, _, _| Ok(()));
+        events.expect_complete().withf(|_, _, outcome| outcome == "alerted").times(1).returning(|_, _, _| Ok(true));
         let mut notifier = MockAlertNotifier::new();
         notifier.expect_low_rating().returning(|_| Err("provider down".into()));
         worker(events, notifier).run_once(10).await.unwrap();
@@ -219,10 +224,14 @@ mod tests {
     async fn a_legacy_rating_hint_never_alerts() {
         let mut events = MockGuestEventStore::new();
         let payload = json!({ "type": "rating", "rating": 1, "teamId": "org_1", "locationId": Uuid::from_u128(9), "guestId": "g_1" });
-        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("legacy", payload.clone())]));
+        events.expect_claim().returning(move |_, _| Ok(vec![claimed("legacy", payload.clone())]));
         events.expect_record_feedback().never();
         events.expect_record_alert().never();
-        events.expect_complete().withf(|_, outcome, _| outcome == "receipt_only").times(1).returning(|_, _, _| Ok(()));
+        events
+            .expect_complete()
+            .withf(|_, _, outcome| outcome == "receipt_only")
+            .times(1)
+            .returning(|_, _, _| Ok(true));
         let mut notifier = MockAlertNotifier::new();
         notifier.expect_low_rating().never();
         worker(events, notifier).run_once(10).await.unwrap();
@@ -232,14 +241,37 @@ mod tests {
     async fn a_store_failure_puts_the_event_back_for_later() {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(4);
-        events.expect_claim().returning(move |_, _, _| Ok(vec![claimed("canonical", payload.clone())]));
+        events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Err(StoreError::Unavailable("down".into())));
         events.expect_complete().never();
         events
             .expect_retry_later()
-            .withf(|_, _, give_up, error| !give_up && error == "store_unavailable")
+            .withf(|_, lease, backoff, give_up, error| {
+                *lease == Uuid::from_u128(77)
+                    && *backoff == Duration::seconds(2)
+                    && !give_up
+                    && error == "store_unavailable"
+            })
             .times(1)
-            .returning(|_, _, _, _| Ok(()));
+            .returning(|_, _, _, _, _| Ok(true));
         worker(events, MockAlertNotifier::new()).run_once(10).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_worker_completes_under_its_own_lease_and_one_that_lost_it_changes_nothing() {
+        let mut events = MockGuestEventStore::new();
+        let payload = json!({ "type": "rating", "rating": 5 });
+        events
+            .expect_claim()
+            .withf(|limit, lease| *limit == 10 && *lease == DEFAULT_LEASE)
+            .returning(move |_, _| Ok(vec![claimed("legacy", payload.clone())]));
+        // The store answers that another worker holds the event now: the worker goes on, no error.
+        events
+            .expect_complete()
+            .withf(|event, lease, _| *event == Uuid::from_u128(1) && *lease == Uuid::from_u128(77))
+            .times(1)
+            .returning(|_, _, _| Ok(false));
+        events.expect_retry_later().never();
+        assert_eq!(worker(events, MockAlertNotifier::new()).run_once(10).await.unwrap(), 1);
     }
 }

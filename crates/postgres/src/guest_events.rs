@@ -8,7 +8,7 @@ use opsd_coupons::{
     ClaimedEvent, EnqueueOutcome, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, OfferId,
     QueueOverview, QueuedEvent, ReservationId,
 };
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::error::TxError;
@@ -54,6 +54,13 @@ struct ClaimedRow {
     location_id: Uuid,
     #[diesel(sql_type = Jsonb)]
     payload: serde_json::Value,
+    #[diesel(sql_type = SqlUuid)]
+    lease_token: Uuid,
+}
+
+/// A span as whole milliseconds, for `interval` arithmetic on the database's clock.
+fn millis(span: Duration) -> i64 {
+    i64::try_from(span.whole_milliseconds()).unwrap_or(i64::MAX)
 }
 
 #[derive(QueryableByName)]
@@ -123,22 +130,17 @@ impl GuestEventStore for PgGuestEventStore {
         }
     }
 
-    async fn claim(
-        &self,
-        limit: u32,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-    ) -> Result<Vec<ClaimedEvent>, StoreError> {
+    async fn claim(&self, limit: u32, lease: Duration) -> Result<Vec<ClaimedEvent>, StoreError> {
         let mut conn = self.db.conn().await?;
         let rows: Vec<ClaimedRow> = prepared(
-            "UPDATE guest_events SET state = 'processing', available_at = $3 \
-             WHERE id IN (SELECT id FROM guest_events WHERE state IN ('queued', 'processing') AND available_at <= $2 \
+            "UPDATE guest_events SET state = 'processing', available_at = now() + $2 * interval '1 millisecond', \
+                 lease_token = gen_random_uuid() \
+             WHERE id IN (SELECT id FROM guest_events WHERE state IN ('queued', 'processing') AND available_at <= now() \
                           ORDER BY received_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, identity, source, attempts, team_id, location_id, payload",
+             RETURNING id, identity, source, attempts, team_id, location_id, payload, lease_token",
         )
         .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
-        .bind::<Timestamptz, _>(now)
-        .bind::<Timestamptz, _>(lease_until)
+        .bind::<diesel::sql_types::BigInt, _>(millis(lease))
         .load(&mut conn)
         .await
         .map_err(store_error)?;
@@ -152,42 +154,49 @@ impl GuestEventStore for PgGuestEventStore {
                 team_id: TeamId::new(row.team_id),
                 location_id: LocationId(row.location_id),
                 payload: row.payload,
+                lease: row.lease_token,
             })
             .collect())
     }
 
-    async fn complete(&self, event: Uuid, outcome: &str, at: OffsetDateTime) -> Result<(), StoreError> {
+    async fn complete(&self, event: Uuid, lease: Uuid, outcome: &str) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        prepared("UPDATE guest_events SET state = 'done', outcome = $2, processed_at = $3 WHERE id = $1")
-            .bind::<SqlUuid, _>(event)
-            .bind::<Text, _>(outcome)
-            .bind::<Timestamptz, _>(at)
-            .execute(&mut conn)
-            .await
-            .map_err(store_error)?;
-        Ok(())
+        let updated = prepared(
+            "UPDATE guest_events SET state = 'done', outcome = $3, processed_at = now(), lease_token = NULL \
+             WHERE id = $1 AND state = 'processing' AND lease_token = $2",
+        )
+        .bind::<SqlUuid, _>(event)
+        .bind::<SqlUuid, _>(lease)
+        .bind::<Text, _>(outcome)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(updated == 1)
     }
 
     async fn retry_later(
         &self,
         event: Uuid,
-        available_at: OffsetDateTime,
+        lease: Uuid,
+        backoff: Duration,
         give_up: bool,
         error: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
-        prepared(
-            "UPDATE guest_events SET state = CASE WHEN $3 THEN 'failed' ELSE 'queued' END, attempts = attempts + 1, \
-             available_at = $2, last_error = $4 WHERE id = $1",
+        let updated = prepared(
+            "UPDATE guest_events SET state = CASE WHEN $4 THEN 'failed' ELSE 'queued' END, attempts = attempts + 1, \
+             available_at = now() + $3 * interval '1 millisecond', last_error = $5, lease_token = NULL \
+             WHERE id = $1 AND state = 'processing' AND lease_token = $2",
         )
         .bind::<SqlUuid, _>(event)
-        .bind::<Timestamptz, _>(available_at)
+        .bind::<SqlUuid, _>(lease)
+        .bind::<diesel::sql_types::BigInt, _>(millis(backoff))
         .bind::<Bool, _>(give_up)
         .bind::<Text, _>(error)
         .execute(&mut conn)
         .await
         .map_err(store_error)?;
-        Ok(())
+        Ok(updated == 1)
     }
 
     async fn hold(

@@ -1,0 +1,1 @@
+ALTER TABLE guest_events DROP COLUMN lease_token;
