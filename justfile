@@ -70,6 +70,12 @@ cluster-test:
     cargo build -q --release -p opsd --bin opsd
     tools/cluster/cluster_test.py target/release/opsd
 
+# A Jepsen-style soak over the cluster: concurrent clients, faults from a seeded schedule, a checker
+# (lost, twice, stuck, 500s, p99); `just soak 1800 42` reruns seed 42 for 30 minutes. Results in target/soak/.
+soak seconds="180" seed="":
+    cargo build -q --release -p opsd --bin opsd
+    tools/soak/soak.py {{seconds}} "{{seed}}" target/release/opsd
+
 # Throughput and latency figures (release build; installs wrk when missing).
 bench:
     TEST_DATABASE_URL="$(scripts/pg-up.sh test)" scripts/bench.sh

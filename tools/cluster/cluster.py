@@ -135,6 +135,15 @@ def cut_off(net, host):
     ns_run(net.ns(host), "nft", "-f", "-", input=rules)
 
 
+def cut_from(net, host, other):
+    """The host's packets to `other` are silently dropped (a broken link between two hosts)."""
+    rules = f"""table inet opsd_cut {{
+    chain out {{ type filter hook output priority 0; policy accept; ip daddr {net.address(other)} drop; }}
+}}
+"""
+    ns_run(net.ns(host), "nft", "-f", "-", input=rules)
+
+
 def reconnect(net, host):
     ns_run(net.ns(host), "nft", "delete", "table", "inet", "opsd_cut", check=False, capture=True)
 
@@ -331,7 +340,7 @@ def opsd_env(state, net, node, extra=None):
         "LOG_FORMAT": "json",
         "RUST_LOG": "info",
     }
-    return {**env, **(extra or {})}
+    return {**env, **state.get("extra_env", {}), **(extra or {})}
 
 
 def start_opsd(state, net, node, extra_env=None, wrapper=()):
@@ -355,7 +364,7 @@ def install_missing():
     # Debian starts a pgbouncer of its own where it can; the cluster runs its own.
 
 
-def up(opsd_binary):
+def up(opsd_binary, extra_env=None):
     if os.geteuid() != 0:
         sys.exit("the cluster needs root: each host is a network namespace")
     if load():
@@ -372,6 +381,7 @@ def up(opsd_binary):
         "pids": {},
         "opsd": str(Path(opsd_binary).resolve()),
         "passwords": {user: secrets.token_hex(12) for user in ("postgres", "replicator", "opsd")},
+        "extra_env": extra_env or {},
     }
     save(state)
     net = Net(state)

@@ -285,6 +285,31 @@ def pgbouncer_restarted(c):
             f"answers {writers.statuses}; first write {'none' if first is None else f'{first - restarted:.1f} s'} after it was back", held)
 
 
+@scenario("an opsd host cut off from the database answers 503 within a bound, then serves again")
+def instance_cut_from_database(c):
+    net = c.net
+    c.call("GET", "/api/incidents", host="app1")  # its pooled connections are open
+    cluster.cut_from(net, "app1", "lb")
+    try:
+        started = time.monotonic()
+        status, body = c.call("GET", "/api/locations", host="app1", timeout=30)
+        took = time.monotonic() - started
+        code = body.get("code") if isinstance(body, dict) else None
+    finally:
+        cluster.reconnect(net, "app1")
+    back = None
+    reconnected = time.monotonic()
+    while time.monotonic() - reconnected < 20:
+        if c.call("GET", "/api/locations", host="app1")[0] == 200:
+            back = time.monotonic() - reconnected
+            break
+        time.sleep(0.5)
+    held = status == 503 and code == "unavailable" and took <= 8 and back is not None
+    return ("app1's packets to the database host (PgBouncer, HAProxy) silently dropped by nftables",
+            f"a request during the cut: {status} {code} after {took:.1f} s (bound 8 s: TCP_USER_TIMEOUT and the acquire "
+            f"timeout, 3 s each); after the link came back: 200 again after {'never' if back is None else f'{back:.1f} s'}", held)
+
+
 @scenario("statement_timeout applies through the pooler")
 def statement_timeout(c):
     try:
