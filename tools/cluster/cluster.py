@@ -148,6 +148,27 @@ def reconnect(net, host):
     ns_run(net.ns(host), "nft", "delete", "table", "inet", "opsd_cut", check=False, capture=True)
 
 
+def replay_process(net, node):
+    """The replica's startup process, which replays the WAL it receives."""
+    for pid in run("ip", "netns", "pids", net.ns(node), capture=True).stdout.split():
+        try:
+            if "startup" in Path(f"/proc/{pid}/cmdline").read_text():
+                return int(pid)
+        except OSError:
+            pass
+    raise RuntimeError(f"no startup process on {node}")
+
+
+def stall_replay(net, node):
+    """Replay stops while the WAL still arrives and is flushed (so synchronous commits go on): as when
+    replay waits behind a conflicting query. (pg_wal_replay_pause() would do, but Patroni resumes it.)"""
+    os.kill(replay_process(net, node), signal.SIGSTOP)
+
+
+def resume_replay(net, node):
+    os.kill(replay_process(net, node), signal.SIGCONT)
+
+
 def kill_host(net, host):
     """Every process of the host, kill -9: the machine lost its power."""
     for pid in run("ip", "netns", "pids", net.ns(host), capture=True).stdout.split():

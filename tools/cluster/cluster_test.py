@@ -184,7 +184,7 @@ def replicas(c):
     primary_after = primary_sql(c.net, "SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'schedule_shifts'")
     replicas = cluster.streaming_replicas(c.net)
     for node in replicas:
-        cluster.psql(c.net, node, "SELECT pg_wal_replay_pause()")
+        cluster.stall_replay(c.net, node)
     try:
         time.sleep(1.5)  # the replicas' freshness known to opsd now lags
         reports_before = {n: c.report(host=n)[1]["summary"]["totalSales"] for n in APP_NODES}
@@ -192,18 +192,22 @@ def replicas(c):
         time.sleep(1.0)
         reports_after = {n: c.report(host=n)[1]["summary"]["totalSales"] for n in APP_NODES}
         schedule = [c.call("GET", f"/api/schedule/{slug}", auth="key", host=n)[0] for n in APP_NODES]
+        metrics = cluster.http_get(f"{c.base('app1')}/metrics")[1].decode()
+        stale = {n: cluster.psql(c.net, n, "SELECT pg_last_wal_replay_lsn() < pg_last_wal_receive_lsn()") for n in replicas}
     finally:
         for node in replicas:
-            cluster.psql(c.net, node, "SELECT pg_wal_replay_resume()")
+            cluster.resume_replay(c.net, node)
     # The Lunch block was 7.00 (the scenario before): now 3.00.
     reflected = all(round(reports_after[n] - reports_before[n], 2) == -4.0 for n in APP_NODES)
-    metrics = cluster.http_get(f"{c.base('app1')}/metrics")[1].decode()
     opsd_says = [line for line in metrics.splitlines() if line.startswith("opsd_db_replica_")]
+    fell_back = any('served_by="primary"' in line and not line.endswith(" 0") for line in opsd_says)
     held = (all(s == 200 for s in statuses) and after - before >= 30 and sale in (200, 201) and reflected
-            and all(s == 200 for s in schedule))
-    return ("30 schedule reads through the balancer; then WAL replay paused on both replicas and the day's Lunch sales set from 7.00 to 3.00",
+            and all(s == 200 for s in schedule) and fell_back and all(v == "t" for v in stale.values()))
+    return ("30 schedule reads through the balancer; then WAL replay stalled on both replicas (their startup process "
+            "SIGSTOPped: WAL still arrives, nothing is applied) and the day's Lunch sales set from 7.00 to 3.00",
             f"schedule_shifts scans on the replicas +{after - before}, on the primary +{int(primary_after) - int(primary_before)}; "
-            f"with replay paused, sales before {reports_before}, after {reports_after}; schedule reads {schedule}; "
+            f"replicas behind their received WAL: {stale}; sales before {reports_before}, after {reports_after}; "
+            f"schedule reads {schedule}; "
             f"app1's /metrics: {'; '.join(opsd_says)}", held)
 
 
