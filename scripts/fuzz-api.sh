@@ -40,6 +40,8 @@ WITH offer AS (
 INSERT INTO coupon_reservations (id, offer_id, guest_id, state, expires_at, created_at)
 SELECT '$reservation', id, 'guest-fuzz', 'active', now() + interval '1 day', now() FROM offer;
 SQL
+# Each generated request gets a fresh Idempotency-Key, as a client's would (scripts/fuzz_hooks.py).
+export SCHEMATHESIS_HOOKS="$PWD/scripts/fuzz_hooks.py"
 config=".data/schemathesis.toml"
 cat >"$config" <<TOML
 # Written by scripts/fuzz-api.sh. The run fails when an operation never got past validation or never
