@@ -39,8 +39,10 @@ pub async fn idempotent_creates(
         let error = ApiError::invalid("Idempotency-Key", opsd_idempotency::MalformedKey.to_string());
         return Ok(req.error_response(error));
     };
-    let Some(scope) = idempotency_scope(req.request(), &state).await else {
-        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    let scope = match idempotency_scope(req.request(), &state).await {
+        Ok(Some(scope)) => scope,
+        Ok(None) => return next.call(req).await.map(ServiceResponse::map_into_boxed_body),
+        Err(error) => return Ok(req.error_response(error)),
     };
     let body = match read_body(&mut req).await {
         Ok(body) => body,

@@ -8,6 +8,8 @@ use opsd_core::StoreError;
 pub fn store_error(error: Error) -> StoreError {
     match &error {
         Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => StoreError::Unavailable(error.to_string()),
+        // SQLSTATE 25006: a primary demoted under a failover, or a replica; nothing was written.
+        Error::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _) => StoreError::Unavailable(error.to_string()),
         // diesel-async reports every error without a SQLSTATE (the socket closed or failed) as
         // `UnableToSendCommand`.
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
@@ -136,6 +138,13 @@ mod tests {
             Box::new("connection closed".to_owned()),
         ));
         assert!(matches!(closed, StoreError::Unavailable(_)));
+        // As diesel reports SQLSTATE 25006 (the soak saw it as a 500 while a demoted leader still
+        // took connections).
+        let read_only = store_error(Error::DatabaseError(
+            DatabaseErrorKind::ReadOnlyTransaction,
+            Box::new("cannot execute SELECT FOR UPDATE in a read-only transaction".to_owned()),
+        ));
+        assert!(matches!(read_only, StoreError::Unavailable(_)));
         let lost_race = store_error(Error::DatabaseError(
             DatabaseErrorKind::SerializationFailure,
             Box::new("could not serialize access due to concurrent update".to_owned()),

@@ -32,20 +32,34 @@ fn matches_any(presented: &str, secrets: &[SecretString]) -> bool {
 }
 
 /// Whose `Idempotency-Key` a request's is: the API key it bears, or the user its token or
-/// session cookie verifies as. `None` when neither holds: the handler refuses the request itself.
-pub(crate) async fn idempotency_scope(req: &HttpRequest, state: &AppState) -> Option<opsd_idempotency::KeyScope> {
+/// session cookie verifies as. `Ok(None)` when neither holds: the handler refuses the request
+/// itself. A verification that could not be made (the database or the identity provider's keys
+/// unavailable) is an error: the request must not run without its key, or a retry could run twice.
+pub(crate) async fn idempotency_scope(
+    req: &HttpRequest,
+    state: &AppState,
+) -> Result<Option<opsd_idempotency::KeyScope>, ApiError> {
     let bearer = bearer(req);
     if let Some(token) = bearer
         && matches_any(token, &state.credentials.api_keys)
     {
-        return Some(opsd_idempotency::KeyScope::api_key(token));
+        return Ok(Some(opsd_idempotency::KeyScope::api_key(token)));
     }
     let token = match bearer {
         Some(token) => token.to_owned(),
-        None => req.cookie(SESSION_COOKIE)?.value().trim().to_owned(),
+        None => match req.cookie(SESSION_COOKIE) {
+            Some(cookie) => cookie.value().trim().to_owned(),
+            None => return Ok(None),
+        },
     };
-    let caller = state.authenticator.authenticate(&token).await.ok()?;
-    Some(opsd_idempotency::KeyScope::user(caller.user_id.as_str()))
+    match state.authenticator.authenticate(&token).await {
+        Ok(caller) => Ok(Some(opsd_idempotency::KeyScope::user(caller.user_id.as_str()))),
+        Err(AuthError::Store(error)) => Err(error.into()),
+        Err(AuthError::InvalidToken(TokenError::KeysUnavailable)) => {
+            Err(ApiError::Unavailable("the identity provider's keys could not be fetched".into()))
+        }
+        Err(_) => Ok(None),
+    }
 }
 
 /// A request bearing one of the configured service API keys (`API_KEY`).

@@ -555,14 +555,10 @@ impl AsyncPgConnection {
     }
 
     async fn set_config_options(&mut self) -> QueryResult<()> {
-        use crate::run_query_dsl::RunQueryDsl;
-
-        futures_util::future::try_join(
-            diesel::sql_query("SET TIME ZONE 'UTC'").execute(&mut &*self),
-            diesel::sql_query("SET CLIENT_ENCODING TO 'UTF8'").execute(&mut &*self),
-        )
-        .await?;
-        Ok(())
+        // opsd patch: one simple-protocol message. Two prepared statements here ran before the
+        // caller could turn the statement cache off, and a transaction-mode pooler sent their
+        // Parse and Execute to different backends ("prepared statement \"s15\" does not exist").
+        self.batch_execute("SET TIME ZONE 'UTC'; SET CLIENT_ENCODING TO 'UTF8'").await
     }
 
     fn run_with_connection_future<'a, R: 'a>(
