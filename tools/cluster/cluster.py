@@ -100,6 +100,8 @@ def make_network(net):
     run("ip", "link", "set", net.bridge, "up")
     for i, host in enumerate(net.hosts()):
         ns, outer, inner = net.ns(host), f"{net.prefix}v{i}", f"{net.prefix}p{i}"
+        # A link of a cluster stopped a moment ago can outlive its namespace while its processes exit.
+        run("ip", "link", "del", outer, check=False, capture=True)
         run("ip", "netns", "add", ns)
         run("ip", "link", "add", outer, "type", "veth", "peer", "name", inner)
         run("ip", "link", "set", outer, "master", net.bridge, "up")
@@ -110,7 +112,7 @@ def make_network(net):
 
 
 def remove_network(net):
-    for host in net.hosts():
+    for i, host in enumerate(net.hosts()):
         ns = net.ns(host)
         pids = run("ip", "netns", "pids", ns, check=False, capture=True).stdout.split()
         for pid in pids:
@@ -118,6 +120,9 @@ def remove_network(net):
                 os.kill(int(pid), signal.SIGKILL)
             except (ProcessLookupError, ValueError):
                 pass
+        # Deleting the outer end removes the pair at once; a namespace itself goes only when its
+        # last process has exited, and its links with it.
+        run("ip", "link", "del", f"{net.prefix}v{i}", check=False, capture=True)
         run("ip", "netns", "del", ns, check=False, capture=True)
     run("ip", "link", "del", net.bridge, check=False, capture=True)
 
