@@ -234,13 +234,18 @@ def wait_for(what, probe, seconds):
     raise SystemExit(f"{what}: not ready within {seconds} s (logs in {HOME})")
 
 
-def http_get(url, timeout=2, headers=None):
-    request = urllib.request.Request(url, headers=headers or {})
+def request(method, url, data=None, headers=None, timeout=10):
+    """One HTTP request's (status, raw body); raises when no answer came."""
+    prepared = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
+        with urllib.request.urlopen(prepared, timeout=timeout) as answer:
             return answer.status, answer.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
+
+
+def http_get(url, timeout=2, headers=None):
+    return request("GET", url, timeout=timeout, headers=headers)
 
 
 # --- the services --------------------------------------------------------------------------------
@@ -303,8 +308,9 @@ def streaming_replicas(net):
 def psql(net, node, sql, database="postgres", user="postgres"):
     password = load()["passwords"]["postgres" if user == "postgres" else "opsd"]
     env = {**os.environ, "PGPASSWORD": password, "PGCONNECT_TIMEOUT": "3"}
-    return run("psql", "-h", net.address(node), "-U", user, "-d", database, "-tAXq", "-v", "ON_ERROR_STOP=1", "-c", sql,
-               capture=True, env=env).stdout.strip()
+    # On standard input: a statement naming every acknowledged id outgrows one argument's limit.
+    return run("psql", "-h", net.address(node), "-U", user, "-d", database, "-tAXq", "-v", "ON_ERROR_STOP=1",
+               input=sql, capture=True, env=env).stdout.strip()
 
 
 def start_haproxy(state, net):

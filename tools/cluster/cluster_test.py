@@ -10,7 +10,6 @@ import signal
 import sys
 import threading
 import time
-import urllib.request
 import uuid
 
 import cluster
@@ -34,14 +33,13 @@ class Client:
 
     def call(self, method, path, body=None, auth="user", host="lb", timeout=10):
         headers = {"content-type": "application/json"}
-        headers["Authorization"] = "Bearer " + {"user": self.token, "key": API_KEY, "cron": CRON_SECRET}[auth]
+        if auth == "session":  # the console: the web app's session cookie
+            headers["Cookie"] = f"__session={self.token}"
+        else:
+            headers["Authorization"] = "Bearer " + {"user": self.token, "key": API_KEY, "cron": CRON_SECRET}[auth]
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base(host) + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as answer:
-                status, raw = answer.status, answer.read()
-        except urllib.error.HTTPError as error:
-            status, raw = error.code, error.read()
+            status, raw = cluster.request(method, self.base(host) + path, data, headers, timeout)
         except Exception:
             status, raw = None, b""  # no answer: it may or may not have happened
         with self.lock:
@@ -166,10 +164,11 @@ def write_read_elsewhere(c):
             f"the incident read on app2/app3: {seen}; the week's sales before {before}, one second after {after} (+2.00 expected)", held)
 
 
-def replica_scans(net):
+def replica_scans(net, table="schedule_shifts"):
     total = 0
     for node in cluster.streaming_replicas(net):
-        total += int(cluster.psql(net, node, "SELECT coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0) FROM pg_stat_user_tables WHERE relname = 'schedule_shifts'", database="opsd") or 0)
+        total += int(cluster.psql(net, node, "SELECT coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0) FROM "
+                                  f"pg_stat_user_tables WHERE relname = '{table}'", database="opsd") or 0)
     return total
 
 
@@ -178,9 +177,12 @@ def replicas(c):
     slug = c.state["demo"]["location_slug"]
     before = replica_scans(c.net)
     primary_before = primary_sql(c.net, "SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'schedule_shifts'")
+    console_before = replica_scans(c.net, "manager_reports")
     statuses = [c.call("GET", f"/api/schedule/{slug}", auth="key")[0] for _ in range(30)]
+    pages = [c.call("GET", "/console/compliance", auth="session")[0] for _ in range(10)]
     time.sleep(1.0)  # statistics are flushed at the end of each transaction, reported within a second
     after = replica_scans(c.net)
+    console_after = replica_scans(c.net, "manager_reports")
     primary_after = primary_sql(c.net, "SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'schedule_shifts'")
     replicas = cluster.streaming_replicas(c.net)
     for node in replicas:
@@ -202,10 +204,12 @@ def replicas(c):
     opsd_says = [line for line in metrics.splitlines() if line.startswith("opsd_db_replica_")]
     fell_back = any('served_by="primary"' in line and not line.endswith(" 0") for line in opsd_says)
     held = (all(s == 200 for s in statuses) and after - before >= 30 and sale in (200, 201) and reflected
+            and all(s == 200 for s in pages) and console_after - console_before >= 10
             and all(s == 200 for s in schedule) and fell_back and all(v == "t" for v in stale.values()))
-    return ("30 schedule reads through the balancer; then WAL replay stalled on both replicas (their startup process "
+    return ("30 schedule reads and 10 console compliance pages through the balancer; then WAL replay stalled on both replicas (their startup process "
             "SIGSTOPped: WAL still arrives, nothing is applied) and the day's Lunch sales set from 7.00 to 3.00",
             f"schedule_shifts scans on the replicas +{after - before}, on the primary +{int(primary_after) - int(primary_before)}; "
+            f"compliance pages {set(pages)}, manager_reports scans on the replicas +{console_after - console_before}; "
             f"replicas behind their received WAL: {stale}; sales before {reports_before}, after {reports_after}; "
             f"schedule reads {schedule}; "
             f"app1's /metrics: {'; '.join(opsd_says)}", held)

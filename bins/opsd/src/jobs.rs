@@ -330,7 +330,7 @@ pub fn listing() -> Jobs {
         opsd_outbound::OutboundTargets { allow_loopback: false },
         Duration::from_secs(1),
     ));
-    let nudges = Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat, clock.clone()));
+    let nudges = Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.primary_only())), chat, clock.clone()));
     let announcements = Arc::new(AnnouncementService::new(
         Arc::new(PgAnnouncementStore::new(db.clone())),
         Arc::new(NoPush),

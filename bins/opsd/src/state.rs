@@ -51,7 +51,7 @@ pub struct AppState {
     pub jobs: Arc<JobRunner>,
     /// The scheduled jobs by name.
     pub cron: Jobs,
-    /// The nudge jobs' counts, for the console's compliance page.
+    /// The nudge jobs' counts, for the console's compliance page: read from the replicas.
     pub nudges: Arc<opsd_nudges::NudgeJobs>,
     /// Each job's last run and its last day, for the console.
     pub job_history: Arc<dyn opsd_jobs::JobHistory>,

@@ -39,6 +39,8 @@ const FILINGS: &str = "WITH scope AS ( \
       FROM scope s CROSS JOIN LATERAL (SELECT m.date FROM manager_reports m \
         WHERE m.location_id = s.location_id AND m.date BETWEEN s.date_from AND s.date_to OFFSET 0) m";
 
+/// The nudging jobs' store. Its locations and filings are report reads ([`Db::read`]): give the
+/// jobs a [`Db::primary_only`], and the console's compliance page the `Db` with its replicas.
 pub struct PgNudgeStore {
     db: Db,
 }
@@ -71,15 +73,21 @@ impl NudgeStore for PgNudgeStore {
             #[diesel(sql_type = Nullable<Text>)]
             chat_webhook_url: Option<String>,
         }
-        let mut conn = self.db.conn().await?;
-        let rows: Vec<Row> = prepared(
-            "SELECT l.id, l.team_id, l.name, l.timezone, t.chat_webhook_url FROM locations l JOIN teams t ON t.id = l.team_id \
-             WHERE $1::text IS NULL OR l.team_id = $1 ORDER BY l.id",
-        )
-        .bind::<Nullable<Text>, _>(team.map(TeamId::as_str))
-        .load(&mut conn)
-        .await
-        .map_err(store_error)?;
+        // Owned, so the read's future is Send for any lifetime (a borrowed argument's is not).
+        let team = team.map(|team| team.as_str().to_owned());
+        let rows: Vec<Row> = self
+            .db
+            .read(async move |conn| {
+                prepared(
+                    "SELECT l.id, l.team_id, l.name, l.timezone, t.chat_webhook_url FROM locations l \
+                     JOIN teams t ON t.id = l.team_id WHERE $1::text IS NULL OR l.team_id = $1 ORDER BY l.id",
+                )
+                .bind::<Nullable<Text>, _>(team.as_deref())
+                .load(conn)
+                .await
+                .map_err(store_error)
+            })
+            .await?;
         Ok(rows
             .into_iter()
             .map(|r| NudgeLocation {
@@ -112,15 +120,22 @@ impl NudgeStore for PgNudgeStore {
         if scopes.is_empty() {
             return Ok(HashMap::new());
         }
-        let mut conn = self.db.conn().await?;
-        let rows: Vec<Row> = prepared(FILINGS)
-            .bind::<Array<SqlUuid>, _>(scopes.iter().map(|s| s.location.0).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(scopes.iter().map(|s| s.timezone.as_str()).collect::<Vec<_>>())
-            .bind::<Array<SqlDate>, _>(scopes.iter().map(|s| s.from).collect::<Vec<_>>())
-            .bind::<Array<SqlDate>, _>(scopes.iter().map(|s| s.to).collect::<Vec<_>>())
-            .load(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let locations: Vec<Uuid> = scopes.iter().map(|s| s.location.0).collect();
+        let timezones: Vec<String> = scopes.iter().map(|s| s.timezone.clone()).collect();
+        let (from, to): (Vec<Date>, Vec<Date>) = scopes.iter().map(|s| (s.from, s.to)).unzip();
+        let rows: Vec<Row> = self
+            .db
+            .read(async move |conn| {
+                prepared(FILINGS)
+                    .bind::<Array<SqlUuid>, _>(&locations)
+                    .bind::<Array<Text>, _>(&timezones)
+                    .bind::<Array<SqlDate>, _>(&from)
+                    .bind::<Array<SqlDate>, _>(&to)
+                    .load(conn)
+                    .await
+                    .map_err(store_error)
+            })
+            .await?;
         let mut filings: HashMap<LocationId, Filings> = HashMap::new();
         for row in rows {
             let of = filings.entry(LocationId(row.location_id)).or_default();

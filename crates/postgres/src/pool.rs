@@ -222,6 +222,13 @@ impl Db {
         self.pool.get().await.map_err(pool_error)
     }
 
+    /// The same pool without replicas: its [`Db::read`]s take the primary. For a reader whose reads
+    /// decide writes (the nudging jobs read what they nudge about), where a replica's lag would
+    /// decide them on stale facts.
+    pub fn primary_only(&self) -> Db {
+        Db { replicas: None, ..self.clone() }
+    }
+
     /// A report's read: on a replica that has replayed every write it must see (see
     /// [`crate::replicas`]), else, and when that replica fails it, on the primary (a pooled
     /// connection). Only reads go here: a replica refuses writes.
