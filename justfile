@@ -73,7 +73,7 @@ cluster-test:
 # A Jepsen-style soak over the cluster: concurrent clients, faults from a seeded schedule, a checker
 # (lost, twice, stuck, 500s, p99); `just soak 1800 42` reruns seed 42 for 30 minutes. Results in target/soak/.
 soak seconds="180" seed="":
-    cargo build -q --release -p opsd --bin opsd
+    cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-soak-fakes
     tools/soak/soak.py {{seconds}} "{{seed}}" target/release/opsd
 
 # Throughput and latency figures (release build; installs wrk when missing).

@@ -45,17 +45,24 @@ pub struct FakePushService {
     pub log: Log,
 }
 
+/// What a push service knows of one subscription: enough to check and decrypt a push to it.
+pub struct PushEndpoint {
+    pub endpoint: String,
+    /// The push service's origin: the VAPID JWT's audience.
+    pub origin: String,
+    pub keys: ece::EcKeyComponents,
+    pub auth: [u8; 16],
+}
+
 struct Endpoint {
-    endpoint: String,
-    origin: String,
-    keys: ece::EcKeyComponents,
-    auth: [u8; 16],
+    push: PushEndpoint,
     status: u16,
     log: Log,
 }
 
-impl Endpoint {
-    fn check(&self, request: &Request) -> Result<Delivered, String> {
+impl PushEndpoint {
+    /// The push decrypted, or why a real push service would refuse it.
+    pub fn check(&self, request: &Request) -> Result<Delivered, String> {
         let header = |name: &str| request.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let authorization = header("authorization").ok_or("no Authorization")?;
         let params = authorization.strip_prefix("vapid ").ok_or("not a vapid Authorization")?;
@@ -102,7 +109,7 @@ impl Endpoint {
 
 impl Respond for Endpoint {
     fn respond(&self, request: &Request) -> ResponseTemplate {
-        match self.check(request) {
+        match self.push.check(request) {
             Ok(delivered) => {
                 self.log.delivered.lock().unwrap().push(delivered);
                 ResponseTemplate::new(self.status)
@@ -131,7 +138,8 @@ impl FakePushService {
             p256dh: URL_SAFE_NO_PAD.encode(keys.public_key()),
             auth: URL_SAFE_NO_PAD.encode(auth),
         };
-        let responder = Endpoint { endpoint, origin: self.server.uri(), keys, auth, status, log: self.log.clone() };
+        let push = PushEndpoint { endpoint, origin: self.server.uri(), keys, auth };
+        let responder = Endpoint { push, status, log: self.log.clone() };
         Mock::given(method("POST")).and(path(route)).respond_with(responder).mount(&self.server).await;
         subscriber
     }

@@ -238,7 +238,15 @@ impl Fake7ShiftsServer {
     }
 
     pub async fn start() -> Self {
-        let server = MockServer::start().await;
+        Self::serve(MockServer::start().await).await
+    }
+
+    /// The fake on a listener of the caller's (a fixed port: `opsd-soak-fakes`).
+    pub async fn start_on(listener: std::net::TcpListener) -> Self {
+        Self::serve(MockServer::builder().listener(listener).start().await).await
+    }
+
+    async fn serve(server: MockServer) -> Self {
         let fake = Fake7Shifts::default();
         Mock::given(method("GET"))
             .and(path_regex(format!("^/v2/company/{COMPANY}/(shifts|time_punches|users|roles|departments)$")))

@@ -252,11 +252,9 @@ async fn wire(
                 .spawn("guest-event-worker", move || Box::pin(run_guest_event_worker(worker.clone(), wake.clone()))),
         );
     }
-    let nudges =
-        Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.primary_only())), chat.clone(), clock.clone()));
+    let nudges = Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.primary_only())), chat.clone(), clock.clone()));
     // The console's compliance page reads the same filings, from the replicas.
-    let compliance =
-        Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone()));
+    let compliance = Arc::new(NudgeJobs::new(Arc::new(PgNudgeStore::new(db.clone())), chat.clone(), clock.clone()));
     let announcements = Arc::new(AnnouncementService::new(
         Arc::new(PgAnnouncementStore::new(db.clone())),
         Arc::new(AnnouncementPush { push: push.clone() }),
