@@ -163,8 +163,10 @@ as_bouncer=()
 if [ "$(id -u)" = 0 ]; then chown -R postgres "$bouncer_dir"; as_bouncer=(runuser -u postgres --); fi
 "${as_bouncer[@]}" pgbouncer "$bouncer_dir/pgbouncer.ini" >/dev/null 2>&1 &
 bouncer=$!
-pooled_url="postgres://postgres@127.0.0.1:$bouncer_port/opsd_bench?sslmode=disable"
-DATABASE_URL="$pooled_url" DATABASE_POOL_MODE=transaction DATABASE_SESSION_URL="$DATABASE_URL" \
+# opsd migrates before it serves: PgBouncer must be listening first.
+for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$bouncer_port") 2>/dev/null && break; sleep 0.1; done
+pooled_url="postgres://postgres@127.0.0.1:$bouncer_port/opsd_bench?sslmode=disable" direct_url="$DATABASE_URL"
+DATABASE_URL="$pooled_url" DATABASE_POOL_MODE=transaction DATABASE_SESSION_URL="$direct_url" \
   BIND_ADDR=127.0.0.1:$pooled_port OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
 pooled=$!
 trap 'kill $cached $uncached $pooled 2>/dev/null || true; kill $bouncer 2>/dev/null || true; rm -rf "$bouncer_dir"' EXIT

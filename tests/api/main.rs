@@ -10,6 +10,7 @@ mod database_tls;
 mod errors;
 mod idempotency;
 mod incidents;
+mod maintenance;
 mod nudges;
 mod operations;
 mod planning;

@@ -93,6 +93,12 @@ impl TestApp {
         Self::start(database, customize).await
     }
 
+    /// A server on a database of the caller's (a restored backup, say).
+    pub async fn spawn_on(database: TestDatabase, customize: impl FnOnce(&mut Config)) -> Self {
+        opsd::telemetry::init_for_tests();
+        Self::start(std::sync::Arc::new(database), customize).await
+    }
+
     /// A second server on this one's database, as a second instance behind a load balancer.
     pub async fn spawn_instance(&self) -> Self {
         Self::start(self.database_handle.clone(), |_| {}).await

@@ -50,29 +50,6 @@ pub struct TokenRequest {
     pub hours: i64,
 }
 
-impl TokenRequest {
-    pub const USAGE: &str = "opsd dev-token --user ID [--team ORG_ID] [--role admin|member] [--hours N]";
-
-    pub fn from_args(args: &[String]) -> anyhow::Result<Self> {
-        let mut request = TokenRequest { user: String::new(), team: None, role: "admin".into(), hours: 12 };
-        let mut args = args.iter();
-        while let Some(flag) = args.next() {
-            let value = args.next().with_context(|| format!("{flag} needs a value; {}", Self::USAGE))?.clone();
-            match flag.as_str() {
-                "--user" => request.user = value,
-                "--team" => request.team = Some(value),
-                "--role" if matches!(value.as_str(), "admin" | "member") => request.role = value,
-                "--hours" => request.hours = value.parse().context("--hours takes a whole number")?,
-                _ => bail!("unknown or invalid {flag} {value:?}; {}", Self::USAGE),
-            }
-        }
-        if request.user.is_empty() {
-            bail!("--user is required; {}", Self::USAGE);
-        }
-        Ok(request)
-    }
-}
-
 /// Signs a session token as the identity provider would (v2 claims), with the configured issuer
 /// and first authorized party so the running server accepts it.
 pub fn mint(request: &TokenRequest) -> anyhow::Result<String> {
@@ -104,26 +81,4 @@ pub fn mint(request: &TokenRequest) -> anyhow::Result<String> {
     let mut header = Header::new(Algorithm::RS256);
     header.kid = Some(KEY_ID.into());
     jsonwebtoken::encode(&header, &claims, &key).context("signing the token")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| (*s).to_owned()).collect()
-    }
-
-    #[test]
-    fn arguments_name_the_user_team_and_role() {
-        let request =
-            TokenRequest::from_args(&args(&["--user", "user_demo", "--team", "org_demo", "--role", "member"])).unwrap();
-        assert_eq!(
-            request,
-            TokenRequest { user: "user_demo".into(), team: Some("org_demo".into()), role: "member".into(), hours: 12 }
-        );
-        assert!(TokenRequest::from_args(&args(&["--team", "org_demo"])).is_err(), "the user is required");
-        assert!(TokenRequest::from_args(&args(&["--user", "u", "--role", "owner"])).is_err());
-        assert!(TokenRequest::from_args(&args(&["--user"])).is_err());
-    }
 }

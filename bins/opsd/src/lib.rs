@@ -3,6 +3,7 @@
 
 mod assistant_tools;
 mod broadcast;
+pub mod cli;
 pub mod config;
 mod console;
 pub mod dev_identity;
@@ -13,6 +14,7 @@ mod idempotency;
 pub mod jobs;
 mod middleware;
 mod openapi;
+pub mod operations;
 mod replica_metrics;
 mod request_rules;
 mod routes;

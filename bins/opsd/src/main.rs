@@ -1,13 +1,14 @@
-//! `opsd [serve|migrate|seed-demo|vapid-keys|dev-keys|dev-token|serve-floor]`; `serve` is the default.
+//! The `opsd` command: `serve` (the default) and the operator's and developer's commands beside it.
 
 use anyhow::Context;
+use clap::Parser;
+use opsd::cli::{Cli, Command};
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 
-const USAGE: &str = "usage: opsd [serve|migrate|openapi|seed-demo [--locations N] [--weeks N]|vapid-keys|jobs|dev-keys DIR|dev-token --user ID [--team ORG] [--role admin|member] [--hours N]|serve-floor FILE]";
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
     // A missing .env is normal; a malformed one is not.
     if let Err(error) = dotenvy::dotenv()
         && !error.not_found()
@@ -15,20 +16,14 @@ async fn main() -> anyhow::Result<()> {
         anyhow::bail!(".env: {error}");
     }
     telemetry::init("info");
-    let command = std::env::args().nth(1).unwrap_or_else(|| "serve".into());
-    match command.as_str() {
-        "serve" => serve().await,
-        "migrate" => {
-            let config = Config::from_environment()?;
-            opsd::startup_database(&config).await?;
-            println!("migrations are up to date");
-            Ok(())
-        }
-        "seed-demo" => {
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve().await,
+        Command::CheckConfig => opsd::operations::check_config().await,
+        Command::Migrate { status, revert } => opsd::operations::migrate(status, revert).await,
+        Command::SeedDemo { locations, weeks } => {
             let config = Config::from_environment()?;
             let db = opsd::startup_database(&config).await?;
-            let args: Vec<String> = std::env::args().skip(2).collect();
-            let demo = seed::seed_demo(&db, seed::DemoSize::from_args(&args)?).await?;
+            let demo = seed::seed_demo(&db, seed::DemoSize { locations, weeks }).await?;
             println!(
                 "team_id={}\nlocation_id={}\nlocation_slug={}\nweek_of={}\nthis_week_of={}",
                 demo.team_id,
@@ -39,42 +34,31 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
-        "vapid-keys" => {
+        Command::VapidKeys => {
             let (public, private) = opsd_outbound::VapidKeys::generate();
             println!("NEXT_PUBLIC_VAPID_PUBLIC_KEY={public}\nVAPID_PRIVATE_KEY={private}");
             Ok(())
         }
-        "openapi" => {
+        Command::Openapi => {
             println!("{}", serde_json::to_string_pretty(&opsd::openapi_document())?);
             Ok(())
         }
-        "jobs" => {
+        Command::Jobs => {
             println!("{}", opsd::jobs::listing().table());
             Ok(())
         }
-        "dev-keys" => {
-            let dir = std::env::args().nth(2).context(USAGE)?;
-            opsd::dev_identity::ensure_keys(std::path::Path::new(&dir))
-        }
-        "dev-token" => {
-            let args: Vec<String> = std::env::args().skip(2).collect();
-            let request = opsd::dev_identity::TokenRequest::from_args(&args)?;
-            println!("{}", opsd::dev_identity::mint(&request)?);
+        Command::DevKeys { dir } => opsd::dev_identity::ensure_keys(&dir),
+        Command::DevToken { user, team, role, hours } => {
+            println!("{}", opsd::dev_identity::mint(&opsd::dev_identity::TokenRequest { user, team, role, hours })?);
             Ok(())
         }
-        "serve-floor" => {
-            let file = std::env::args().nth(2).context(USAGE)?;
-            let body = std::fs::read(&file).with_context(|| format!("reading {file}"))?;
+        Command::ServeFloor { file } => {
+            let body = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let bind = opsd::config::bind_addr()?;
             let listener = std::net::TcpListener::bind(bind).with_context(|| format!("binding {bind}"))?;
             opsd::floor::server(listener, body.into())?.await?;
             Ok(())
         }
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        other => anyhow::bail!("unknown command {other:?}; {USAGE}"),
     }
 }
 

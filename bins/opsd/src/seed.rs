@@ -36,25 +36,6 @@ impl Default for DemoSize {
     }
 }
 
-impl DemoSize {
-    pub fn from_args(args: &[String]) -> anyhow::Result<Self> {
-        let mut size = Self::default();
-        let mut args = args.iter();
-        while let Some(flag) = args.next() {
-            let value = || -> anyhow::Result<u32> {
-                Ok(args.clone().next().context("a number must follow the flag")?.parse()?)
-            };
-            match flag.as_str() {
-                "--locations" => size.locations = value()?.clamp(1, 500),
-                "--weeks" => size.weeks = value()?.clamp(1, 520),
-                other => anyhow::bail!("unknown flag {other}"),
-            }
-            args.next();
-        }
-        Ok(size)
-    }
-}
-
 #[derive(Debug)]
 pub struct DemoTeam {
     pub team_id: String,

@@ -148,8 +148,16 @@ async fn stop_signal() {
     }
 }
 
+/// The database's pools, migrated.
 pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect_to(
+    let db = open_database(config)?;
+    opsd_postgres::run_migrations(&db).await.context("running migrations")?;
+    Ok(db)
+}
+
+/// The database's pools as configured; nothing is connected until it is used.
+pub fn open_database(config: &Config) -> anyhow::Result<Db> {
+    Ok(Db::connect_to(
         &DbConfig {
             url: config.database.url.clone(),
             max_connections: config.database.max_connections,
@@ -162,9 +170,7 @@ pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
             replica_urls: config.database.replica_urls.clone(),
             replica_max_lag: config.database.replica_max_lag,
         },
-    )?;
-    opsd_postgres::run_migrations(&db).await.context("running migrations")?;
-    Ok(db)
+    )?)
 }
 
 async fn wire(

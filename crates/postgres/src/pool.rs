@@ -8,8 +8,7 @@ use diesel::ConnectionError;
 use diesel::connection::CacheSize;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
-use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
-use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::StoreError;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::runtime::Handle;
@@ -17,8 +16,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::replicas::{ReplicaStats, Replicas};
 use crate::tls::PgConnect;
-
-pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
 #[derive(Debug, Clone)]
 pub struct DbConfig {
@@ -167,6 +164,12 @@ impl Db {
         self.pool.resize(max - workers);
     }
 
+    /// A pool of `size` sessions of the primary's session address, apart from the budget: for
+    /// state that must outlive a transaction (the migrations' lock).
+    pub(crate) fn session_pool(&self, size: usize) -> Result<Pool<AsyncPgConnection>, StoreError> {
+        self.session.pool(size, None)
+    }
+
     /// Keeps one connection of the budget as a session of its own, for state that lives as long as
     /// its session (the jobs' advisory locks, [`crate::PgJobLocks`]); the shared pool keeps the rest,
     /// and with a budget of two or less it is one connection beyond it. Call it before cloning the
@@ -220,6 +223,14 @@ impl Db {
 
     pub async fn conn(&self) -> Result<Object<AsyncPgConnection>, StoreError> {
         self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Whether each replica can be reached, in `DATABASE_REPLICA_URLS` order; empty without any.
+    pub async fn check_replicas(&self) -> Vec<Result<(), StoreError>> {
+        match &self.replicas {
+            Some(replicas) => replicas.check().await,
+            None => Vec::new(),
+        }
     }
 
     /// The same pool without replicas: its [`Db::read`]s take the primary. For a reader whose reads
@@ -386,32 +397,6 @@ pub(crate) fn pool_error(error: PoolError) -> StoreError {
         PoolError::Timeout(_) | PoolError::Backend(_) | PoolError::Closed => StoreError::Unavailable(error.to_string()),
         _ => StoreError::Unknown(error.to_string()),
     }
-}
-
-/// Runs the embedded migrations that have not run yet, under a PostgreSQL advisory lock: instances
-/// that start together wait for each other, and each migration is applied once. Needs Tokio's
-/// multi-thread runtime.
-pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
-    // The lock lives on a session of its own, closed afterwards (a dead instance's lock goes with
-    // its session); waiting for another instance's migrations is not bound by statement_timeout.
-    // Both sessions are the session address's (`DATABASE_SESSION_URL`): through a transaction
-    // pooler the unlock and the SET would land on other backends.
-    let sessions = db.session.pool(2, None)?;
-    let mut lock = Object::take(sessions.get().await.map_err(pool_error)?);
-    lock.batch_execute("SET statement_timeout = 0; SELECT pg_advisory_lock(hashtextextended('opsd-migrations', 0))")
-        .await
-        .map_err(crate::store_error)?;
-    let conn = sessions.get().await.map_err(pool_error)?;
-    let mut harness = AsyncMigrationHarness::new(conn);
-    let applied = tokio::task::block_in_place(|| harness.run_pending_migrations(MIGRATIONS).map(|done| done.len()))
-        .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")));
-    let _ = lock.batch_execute("SELECT pg_advisory_unlock(hashtextextended('opsd-migrations', 0))").await;
-    if let Ok(applied) = applied
-        && applied > 0
-    {
-        tracing::info!(applied, "migrations applied");
-    }
-    applied.map(|_| ())
 }
 
 /// The driver's error with its cause (a refused certificate says why), without the URL.

@@ -85,6 +85,15 @@ impl Replicas {
         }
     }
 
+    /// Connects to each replica once, in `DATABASE_REPLICA_URLS` order (`opsd check-config`).
+    pub(crate) async fn check(&self) -> Vec<Result<(), StoreError>> {
+        let mut reached = Vec::new();
+        for member in &self.members {
+            reached.push(member.pool.get().await.map(drop).map_err(crate::pool::pool_error));
+        }
+        reached
+    }
+
     fn millis(&self, at: Instant) -> u64 {
         u64::try_from(at.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX)
     }

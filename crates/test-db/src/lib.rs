@@ -37,6 +37,16 @@ impl TestDatabase {
         Self { name, url, server }
     }
 
+    /// A database with nothing in it, not even the schema (a restore's target); dropped as above.
+    pub async fn empty() -> Self {
+        let server = server_url();
+        let admin = admin_client(&server).await;
+        let name = format!("opsd_t_{}", uuid::Uuid::new_v4().simple());
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("creating an empty database");
+        let url = database_url(&server, &name);
+        Self { name, url, server }
+    }
+
     pub fn url(&self) -> &str {
         &self.url
     }

@@ -1,0 +1,106 @@
+//! The `opsd` command line: every command answers `--help`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// The back-end service of the operations platform. Configured by environment variables (and a
+/// `.env` file); see the README's configuration table.
+#[derive(Parser)]
+#[command(name = "opsd", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serve HTTP on BIND_ADDR (the default): applies pending migrations first.
+    Serve,
+    /// Validate the environment and reach the database, without serving; non-zero naming what is wrong.
+    CheckConfig,
+    /// Apply pending migrations (the default), list them, or revert the newest.
+    Migrate {
+        /// List every migration of this binary, applied or pending; change nothing.
+        #[arg(long, conflicts_with = "revert")]
+        status: bool,
+        /// Run the down.sql of the newest N applied migrations.
+        #[arg(long, value_name = "N")]
+        revert: Option<usize>,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Fill the database with a demo team: its locations, a history of sales, shifts and punches.
+    SeedDemo {
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=500))]
+        locations: u32,
+        #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..=520))]
+        weeks: u32,
+    },
+    /// Print a new VAPID key pair for web push.
+    VapidKeys,
+    /// List the scheduled jobs, their routes and periods.
+    Jobs,
+    /// Make the development identity's key pair in DIR (`just run`).
+    DevKeys { dir: PathBuf },
+    /// Sign a session token with the development identity (`just run` only).
+    DevToken {
+        #[arg(long)]
+        user: String,
+        #[arg(long)]
+        team: Option<String>,
+        #[arg(long, default_value = "admin", value_parser = ["admin", "member"])]
+        role: String,
+        #[arg(long, default_value_t = 12)]
+        hours: i64,
+    },
+    /// Serve FILE's bytes from a handler that does nothing else (`just bench`'s floor).
+    ServeFloor { file: PathBuf },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Option<Command>, clap::Error> {
+        Cli::try_parse_from(std::iter::once("opsd").chain(args.iter().copied())).map(|cli| cli.command)
+    }
+
+    #[test]
+    fn serve_is_the_default_and_every_command_answers_help() {
+        assert!(matches!(parse(&[]), Ok(None)));
+        for command in [
+            "serve",
+            "check-config",
+            "migrate",
+            "openapi",
+            "seed-demo",
+            "vapid-keys",
+            "jobs",
+            "dev-keys",
+            "dev-token",
+            "serve-floor",
+        ] {
+            let help = parse(&[command, "--help"]).err().expect("--help stops the parse");
+            assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp, "{command}");
+        }
+    }
+
+    #[test]
+    fn flags_are_checked_before_anything_runs() {
+        assert!(matches!(
+            parse(&["migrate", "--revert", "2"]),
+            Ok(Some(Command::Migrate { status: false, revert: Some(2) }))
+        ));
+        assert!(parse(&["migrate", "--status", "--revert", "1"]).is_err(), "list or revert, not both");
+        assert!(parse(&["dev-token", "--team", "org_demo"]).is_err(), "the user is required");
+        assert!(parse(&["dev-token", "--user", "u", "--role", "owner"]).is_err());
+        assert!(parse(&["seed-demo", "--locations", "0"]).is_err());
+        assert!(parse(&["seed-demo", "--weeks", "521"]).is_err());
+        assert!(matches!(
+            parse(&["seed-demo", "--locations", "20"]),
+            Ok(Some(Command::SeedDemo { locations: 20, weeks: 52 }))
+        ));
+        assert!(parse(&["serve", "--unknown"]).is_err());
+    }
+}

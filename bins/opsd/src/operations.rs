@@ -1,0 +1,57 @@
+//! The operator's commands: `opsd check-config` and `opsd migrate`.
+
+use anyhow::{Context, bail};
+use opsd_postgres::Db;
+
+use crate::config::Config;
+
+/// Validates the environment, then reaches every database address it names (the primary, its
+/// session address, each replica) and lists pending migrations; serves nothing. An error names
+/// the variable or the address that is wrong.
+pub async fn check_config() -> anyhow::Result<()> {
+    let config = Config::from_environment().context("the environment")?;
+    println!("environment: valid");
+    let db = crate::startup::open_database(&config).context("DATABASE_URL")?;
+    drop(db.conn().await.map_err(|error| anyhow::anyhow!("{error}")).context("DATABASE_URL: connecting")?);
+    println!("DATABASE_URL: reached");
+    let pending = opsd_postgres::migration_status(&db)
+        .await
+        .map_err(|error| anyhow::anyhow!("{error}"))
+        .context("DATABASE_SESSION_URL: reading the applied migrations")?
+        .into_iter()
+        .filter(|migration| !migration.applied)
+        .count();
+    println!(
+        "DATABASE_SESSION_URL: reached; {pending} migrations pending (`opsd migrate` or `opsd serve` applies them)"
+    );
+    for (index, reached) in db.check_replicas().await.into_iter().enumerate() {
+        match reached {
+            Ok(()) => println!("DATABASE_REPLICA_URLS[{index}]: reached"),
+            Err(error) => bail!("DATABASE_REPLICA_URLS[{index}]: {error}"),
+        }
+    }
+    Ok(())
+}
+
+/// `opsd migrate`: applies what is pending; `--status` lists; `--revert N` runs the newest N
+/// applied migrations' `down.sql`.
+pub async fn migrate(status: bool, revert: Option<usize>) -> anyhow::Result<()> {
+    let config = Config::from_environment()?;
+    let db: Db = crate::startup::open_database(&config)?;
+    let failed = |error: opsd_core::StoreError| anyhow::anyhow!("{error}");
+    if status {
+        for migration in opsd_postgres::migration_status(&db).await.map_err(failed)? {
+            println!("{}  {}", if migration.applied { "applied" } else { "pending" }, migration.name);
+        }
+    } else if let Some(count) = revert {
+        let reverted = opsd_postgres::revert_migrations(&db, count).await.map_err(failed)?;
+        for version in &reverted {
+            println!("reverted {version}");
+        }
+        println!("{} migrations reverted", reverted.len());
+    } else {
+        opsd_postgres::run_migrations(&db).await.map_err(failed)?;
+        println!("migrations are up to date");
+    }
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! `opsd check-config`: exit 0 when the environment is valid and the database answers; otherwise
+//! non-zero, naming what is wrong, having served and written nothing.
+
+use std::process::Output;
+
+use opsd_test_db::TestDatabase;
+
+fn check_config(env: &[(&str, &str)]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_opsd"));
+    command.arg("check-config").env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    command.envs(env.iter().copied()).output().expect("opsd runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_valid_environment_passes_and_each_fault_is_named() {
+    let database = TestDatabase::new().await;
+    let ok = check_config(&[("DATABASE_URL", database.url())]);
+    assert!(ok.status.success(), "{}", text(&ok));
+    assert!(text(&ok).contains("0 migrations pending"), "{}", text(&ok));
+
+    let cases = [
+        (vec![], "DATABASE_URL"),
+        (vec![("DATABASE_URL", database.url()), ("DATABASE_POOL_MODE", "statement")], "DATABASE_POOL_MODE"),
+        (vec![("DATABASE_URL", database.url()), ("DATABASE_POOL_MODE", "transaction")], "DATABASE_SESSION_URL"),
+        (vec![("DATABASE_URL", "postgres://postgres@127.0.0.1:1/opsd")], "DATABASE_URL: connecting"),
+        (
+            vec![("DATABASE_URL", database.url()), ("DATABASE_REPLICA_URLS", "postgres://postgres@127.0.0.1:1/opsd")],
+            "DATABASE_REPLICA_URLS[0]",
+        ),
+        (vec![("DATABASE_URL", database.url()), ("BIND_ADDR", "nowhere")], "BIND_ADDR"),
+    ];
+    for (env, named) in cases {
+        let output = check_config(&env);
+        assert!(!output.status.success(), "{env:?} passed: {}", text(&output));
+        assert!(text(&output).contains(named), "{env:?} does not name {named}: {}", text(&output));
+    }
+}
