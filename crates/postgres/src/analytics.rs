@@ -88,43 +88,14 @@ const SALES: i16 = 1;
 const LABOR: i16 = 2;
 
 /// The whole team's week from its daily totals, kept by triggers (migration 000012); the team's
-/// defaults are its goals. The fact branches filter by the team, so an unknown team reads nothing.
-const TEAM_WEEK: &str = "\
-    WITH scope AS (SELECT EXISTS (SELECT 1 FROM teams WHERE id = $1) AS ok) \
-    SELECT 0::int2 AS kind, scope.ok, g.location_id, g.day_of_week, NULL::date AS date, NULL::text AS label, \
-           g.sales_goal AS a, g.labor_pct_target AS b, g.splh_target AS c, NULL::int8 AS guests \
-    FROM scope LEFT JOIN labor_goals g ON scope.ok AND g.team_id = $1 AND g.location_id IS NULL \
-    UNION ALL \
-    SELECT 1::int2, NULL, NULL, NULL, date, block, food, beverage, other, \
-           CASE WHEN guest_facts > 0 THEN guests END \
-    FROM team_daily_sales WHERE team_id = $1 AND date BETWEEN $2 AND $3 AND facts > 0 \
-    UNION ALL \
-    SELECT 2::int2, NULL, NULL, NULL, business_date, department, hours, cost, NULL, NULL \
-    FROM team_daily_labor WHERE team_id = $1 AND business_date BETWEEN $2 AND $3 AND shifts > 0";
+/// defaults are its goals. An unknown team reads nothing. A function (migration 000026), so its
+/// plan is kept by the server's session also behind a transaction pooler.
+const TEAM_WEEK: &str = "SELECT * FROM team_week($1, $2, $3)";
 
-/// One location's week: its facts summed per (date, block) and, by the labor rule's SQL functions
-/// (migration 000016: drafts are not labor), per (date, department); its goals and the team's
-/// defaults. The fact branches join the location to the team, so a foreign location reads nothing.
-const LOCATION_WEEK: &str = "\
-    WITH scope AS ( \
-      SELECT EXISTS (SELECT 1 FROM teams WHERE id = $2) \
-         AND EXISTS (SELECT 1 FROM locations WHERE id = $1 AND team_id = $2) AS ok) \
-    SELECT 0::int2 AS kind, scope.ok, g.location_id, g.day_of_week, NULL::date AS date, NULL::text AS label, \
-           g.sales_goal AS a, g.labor_pct_target AS b, g.splh_target AS c, NULL::int8 AS guests \
-    FROM scope LEFT JOIN labor_goals g \
-      ON scope.ok AND g.team_id = $2 AND (g.location_id IS NULL OR g.location_id = $1) \
-    UNION ALL \
-    SELECT 1::int2, NULL, NULL, NULL, f.date, f.block, sum(f.food), sum(f.beverage), sum(f.other), sum(f.guests) \
-    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
-    WHERE f.location_id = $1 AND l.team_id = $2 AND f.date BETWEEN $3 AND $4 \
-    GROUP BY f.date, f.block \
-    UNION ALL \
-    SELECT 2::int2, NULL, NULL, NULL, s.business_date, s.department, \
-           sum(labor_hours(s.is_draft, s.hours_worked)), sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)), NULL, NULL \
-    FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
-    WHERE s.location_id = $1 AND l.team_id = $2 AND s.business_date BETWEEN $3 AND $4 \
-      AND labor_hours(s.is_draft, s.hours_worked) IS NOT NULL \
-    GROUP BY s.business_date, s.department";
+/// One location's week: its facts summed per (date, block) and, by the labor rule (migration
+/// 000016: drafts are not labor), per (date, department); its goals and the team's defaults. A
+/// foreign location reads nothing. A function, as above.
+const LOCATION_WEEK: &str = "SELECT * FROM location_week($1, $2, $3, $4)";
 
 /// The week's rows sorted into its facts and goals; `None` when the scope is unknown.
 fn week_data(rows: Vec<WeekRow>) -> Result<Option<WeekData>, StoreError> {

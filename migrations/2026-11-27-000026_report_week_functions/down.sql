@@ -1,0 +1,2 @@
+DROP FUNCTION location_week(UUID, TEXT, DATE, DATE);
+DROP FUNCTION team_week(TEXT, DATE, DATE);
