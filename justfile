@@ -55,6 +55,11 @@ chaos:
     cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-chaos
     ./target/release/opsd-chaos ./target/release/opsd
 
+# The operator's files checked with their own tools: the systemd unit (verify, security exposure).
+deploy-check:
+    cargo build -q --release -p opsd --bin opsd
+    scripts/check-deploy.sh target/release/opsd
+
 # A local HA cluster (root): etcd, three PostgreSQL nodes under Patroni, HAProxy, PgBouncer in
 # transaction mode and three opsd instances, each host its own network namespace; prints lines to try.
 cluster:

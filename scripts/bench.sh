@@ -54,6 +54,30 @@ load() { # name url [seconds]; prints the line, answers "req/s p99-in-ms"
   echo "$rps $(to_ms <<<"$p99")"
 }
 rounds="${BENCH_HTTP_ROUNDS:-6}" round_seconds=4
+# Waits for the server on a port to be ready, then loads it for 2 s unmeasured (its pool's
+# connections and first pages are set up there, not in a measurement).
+ready_and_warm() { # port
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$1/health/ready" >/dev/null && break; sleep 0.1; done
+  wrk -t2 -c32 -d2s -H "Authorization: Bearer bench-key" "http://127.0.0.1:$1$path" >/dev/null
+}
+# Two servers measured in alternating rounds, each taking the lead in turn (a drift over the rounds
+# then cancels out); prints the name of a file with a line per round: "first_rps second_rps
+# first_p99 second_p99".
+alternate() { # first_name first_url second_name second_url
+  local round a_rps a_p99 b_rps b_p99 log
+  log="$(mktemp)"
+  for round in $(seq 1 "$rounds"); do
+    if (( round % 2 )); then
+      read -r b_rps b_p99 < <(load "$3" "$4" "$round_seconds")
+      read -r a_rps a_p99 < <(load "$1" "$2" "$round_seconds")
+    else
+      read -r a_rps a_p99 < <(load "$1" "$2" "$round_seconds")
+      read -r b_rps b_p99 < <(load "$3" "$4" "$round_seconds")
+    fi
+    echo "$a_rps $b_rps $a_p99 $b_p99" >>"$log"
+  done
+  echo "$log"
+}
 echo "HTTP, $rounds paired rounds of ${round_seconds}s each, 32 connections, wrk on the same 2 cores:"
 # The framework's floor under the cached answer: the same bytes, headers, workers and middleware,
 # from a handler that does nothing else. What the cached report costs beyond it is its own work;
@@ -170,24 +194,36 @@ DATABASE_URL="$pooled_url" DATABASE_POOL_MODE=transaction DATABASE_SESSION_URL="
   BIND_ADDR=127.0.0.1:$pooled_port OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
 pooled=$!
 trap 'kill $cached $uncached $pooled 2>/dev/null || true; kill $bouncer 2>/dev/null || true; rm -rf "$bouncer_dir"' EXIT
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$pooled_port/health/ready" >/dev/null && break; sleep 0.1; done
-wrk -t2 -c32 -d2s -H "Authorization: Bearer bench-key" "http://127.0.0.1:$pooled_port$path" >/dev/null
-pool_log="$(mktemp)"
-for round in $(seq 1 "$rounds"); do
-  if (( round % 2 )); then
-    read -r direct_rps direct_p99 < <(load "uncached, direct" "http://127.0.0.1:$uncached_port$path" "$round_seconds")
-    read -r pooled_rps pooled_p99 < <(load "uncached, PgBouncer" "http://127.0.0.1:$pooled_port$path" "$round_seconds")
-  else
-    read -r pooled_rps pooled_p99 < <(load "uncached, PgBouncer" "http://127.0.0.1:$pooled_port$path" "$round_seconds")
-    read -r direct_rps direct_p99 < <(load "uncached, direct" "http://127.0.0.1:$uncached_port$path" "$round_seconds")
-  fi
-  echo "$pooled_rps $direct_rps $pooled_p99 $direct_p99" >>"$pool_log"
-done
+ready_and_warm "$pooled_port"
+pool_log="$(alternate "uncached, PgBouncer" "http://127.0.0.1:$pooled_port$path" "uncached, direct" "http://127.0.0.1:$uncached_port$path")"
 awk '{ print $1 / $2 }' "$pool_log" | median | awk '{ printf "  PgBouncer (transaction mode, unnamed statements) / direct = %.2f (median of the rounds; goal at least 0.7)\n", $1 }'
 awk '{ print $3 }' "$pool_log" | median | awk '{ printf "  p99 through PgBouncer %.2f ms (median)\n", $1 }'
 kill $pooled 2>/dev/null || true
 kill $bouncer 2>/dev/null || true
 rm -rf "$bouncer_dir" "$pool_log"
+
+echo
+echo "a streaming replica of the bench's server (pg_basebackup): the uncached team-wide report, $rounds alternating rounds of ${round_seconds}s:"
+pg_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+replica_dir="$(mktemp -d)" replica_port="$(scripts/free-port.sh)" replicated_port="$(scripts/free-port.sh)"
+as_owner=()
+if [ "$(id -u)" = 0 ]; then chown postgres "$replica_dir"; as_owner=(runuser -u postgres --); fi
+"${as_owner[@]}" "$pg_bin/pg_basebackup" -h 127.0.0.1 -p "$pg_port" -U postgres -D "$replica_dir/data" -X stream -R \
+  --checkpoint=fast 2>/dev/null
+"${as_owner[@]}" "$pg_bin/pg_ctl" -D "$replica_dir/data" -l "$replica_dir/log" -w start \
+  -o "-p $replica_port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$replica_dir -c hot_standby=on \
+      -c max_connections=$(psql "$server" -tAc 'SHOW max_connections')" >/dev/null
+DATABASE_REPLICA_URLS="postgres://postgres@127.0.0.1:$replica_port/opsd_bench" \
+  BIND_ADDR=127.0.0.1:$replicated_port OPTIMIZATION_CACHE_CAPACITY=0 ./target/release/opsd serve >/dev/null 2>&1 &
+replicated=$!
+trap 'kill $cached $uncached $replicated 2>/dev/null || true; "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$replica_dir/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$replica_dir"' EXIT
+ready_and_warm "$replicated_port"
+replica_log="$(alternate "uncached, replica" "http://127.0.0.1:$replicated_port$path" "uncached, primary" "http://127.0.0.1:$uncached_port$path")"
+served="$(curl -fs "http://127.0.0.1:$replicated_port/metrics" | grep '^opsd_db_replica_reads_total' | tr '\n' ' ')"
+awk '{ print $1 / $2 }' "$replica_log" | median | awk -v s="$served" '{ printf "  replica / primary = %.2f (median of the rounds; the same machine, so no load is taken off); %s\n", $1, s }'
+kill $replicated 2>/dev/null || true
+"${as_owner[@]}" "$pg_bin/pg_ctl" -D "$replica_dir/data" -m fast stop >/dev/null
+rm -rf "$replica_dir" "$replica_log"
 
 # One wrk run's p99 (ms) against the uncached team-wide report of the server on a port.
 p99_ms() { # port [path]

@@ -19,6 +19,8 @@ pub enum Command {
     Serve,
     /// Validate the environment and reach the database, without serving; non-zero naming what is wrong.
     CheckConfig,
+    /// Ask the server on BIND_ADDR whether it is ready (a container's health check); exit 0 if so.
+    Probe,
     /// Apply pending migrations (the default), list them, or revert the newest.
     Migrate {
         /// List every migration of this binary, applied or pending; change nothing.

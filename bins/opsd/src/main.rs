@@ -19,6 +19,7 @@ async fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
         Command::CheckConfig => opsd::operations::check_config().await,
+        Command::Probe => opsd::operations::probe().await,
         Command::Migrate { status, revert } => opsd::operations::migrate(status, revert).await,
         Command::SeedDemo { locations, weeks } => {
             let config = Config::from_environment()?;

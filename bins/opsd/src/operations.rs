@@ -1,4 +1,4 @@
-//! The operator's commands: `opsd check-config` and `opsd migrate`.
+//! The operator's commands: `opsd check-config`, `opsd probe` and `opsd migrate`.
 
 use anyhow::{Context, bail};
 use opsd_postgres::Db;
@@ -53,5 +53,22 @@ pub async fn migrate(status: bool, revert: Option<usize>) -> anyhow::Result<()> 
         opsd_postgres::run_migrations(&db).await.map_err(failed)?;
         println!("migrations are up to date");
     }
+    Ok(())
+}
+
+/// `opsd probe`: `/health/ready` of the server on `BIND_ADDR` (its loopback when it listens on
+/// every address), answered 200 within 3 s.
+pub async fn probe() -> anyhow::Result<()> {
+    let mut bind = crate::config::bind_addr()?;
+    if bind.ip().is_unspecified() {
+        bind.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let url = format!("http://{bind}/health/ready");
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_secs(3)).no_proxy().build()?;
+    let status = client.get(&url).send().await.with_context(|| format!("{url}: no answer"))?.status();
+    if !status.is_success() {
+        bail!("{url}: {status}");
+    }
+    println!("{url}: ready");
     Ok(())
 }

@@ -1,13 +1,18 @@
 //! `opsd check-config`: exit 0 when the environment is valid and the database answers; otherwise
-//! non-zero, naming what is wrong, having served and written nothing.
+//! non-zero, naming what is wrong, having served and written nothing. `opsd probe`: exit 0 while
+//! the server on `BIND_ADDR` is ready.
 
 use std::process::Output;
 
 use opsd_test_db::TestDatabase;
 
 fn check_config(env: &[(&str, &str)]) -> Output {
+    opsd("check-config", env)
+}
+
+fn opsd(subcommand: &str, env: &[(&str, &str)]) -> Output {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_opsd"));
-    command.arg("check-config").env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    command.arg(subcommand).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
     command.envs(env.iter().copied()).output().expect("opsd runs")
 }
 
@@ -38,4 +43,34 @@ async fn a_valid_environment_passes_and_each_fault_is_named() {
         assert!(!output.status.success(), "{env:?} passed: {}", text(&output));
         assert!(text(&output).contains(named), "{env:?} does not name {named}: {}", text(&output));
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_probe_passes_while_the_server_is_ready_and_fails_without_one() {
+    let database = TestDatabase::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let every_address = format!("0.0.0.0:{port}");
+    let probe = || opsd("probe", &[("BIND_ADDR", &every_address)]);
+    let nobody = probe();
+    assert!(!nobody.status.success(), "{}", text(&nobody));
+    assert!(text(&nobody).contains("no answer"), "{}", text(&nobody));
+
+    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
+        .arg("serve")
+        .env("DATABASE_URL", database.url())
+        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+        .kill_on_drop(true)
+        .spawn()
+        .expect("opsd serves");
+    let mut ready = probe();
+    for _ in 0..100 {
+        if ready.status.success() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        ready = probe();
+    }
+    assert!(ready.status.success(), "{}", text(&ready));
+    assert!(text(&ready).contains("/health/ready: ready"), "{}", text(&ready));
+    server.kill().await.unwrap();
 }
