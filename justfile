@@ -60,6 +60,12 @@ deploy-check:
     cargo build -q --release -p opsd --bin opsd
     scripts/check-deploy.sh target/release/opsd
 
+# opsd's image from deploy/container/Containerfile's runtime stage, built and run with podman on a
+# Debian base made here (no registry is reachable); several minutes the first time.
+container:
+    cargo build -q --release -p opsd --bin opsd
+    scripts/container.sh target/release/opsd "$(scripts/pg-up.sh test)"
+
 # A local HA cluster (root): etcd, three PostgreSQL nodes under Patroni, HAProxy, PgBouncer in
 # transaction mode and three opsd instances, each host its own network namespace; prints lines to try.
 cluster:
