@@ -69,6 +69,34 @@ async fn metrics_count_requests_by_route_pattern_and_status() {
     assert!(text.contains("http_request_duration_seconds_bucket"), "{text}");
 }
 
+/// The metric names a file of the monitoring pack uses: its words with opsd's prefixes.
+fn metric_names(text: &str) -> std::collections::BTreeSet<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| ["opsd_", "http_", "process_"].iter().any(|prefix| word.starts_with(prefix)))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// deploy/monitoring's dashboard and alerts query only what /metrics serves (`up` is Prometheus's).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_monitoring_pack_names_only_metrics_the_server_serves() {
+    // Its own database as its replica, so the replica metrics are there too.
+    let app = TestApp::spawn_with(|config| config.database.replica_urls = vec![config.database.url.clone()]).await;
+    app.get("/health/live").send().await.unwrap();
+    let report = app.get("/api/analytics/optimization?teamId=org_none").bearer_auth(opsd_tests::API_KEY);
+    report.send().await.unwrap();
+    let served = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let served: std::collections::BTreeSet<&str> =
+        served.lines().filter(|line| !line.starts_with('#')).filter_map(|line| line.split(['{', ' ']).next()).collect();
+    let pack = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/monitoring");
+    for file in ["dashboard.json", "alerts.yml", "alerts_test.yml"] {
+        let names = metric_names(&std::fs::read_to_string(pack.join(file)).unwrap());
+        assert!(!names.is_empty(), "{file} names no metric");
+        let missing: Vec<&String> = names.iter().filter(|name| !served.contains(name.as_str())).collect();
+        assert!(missing.is_empty(), "{file} queries {missing:?}, which /metrics does not serve: {served:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_openapi_document_is_3_1_and_names_every_route() {
     let app = TestApp::spawn().await;

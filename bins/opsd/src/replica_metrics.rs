@@ -23,7 +23,7 @@ impl ReplicaMetrics {
         let lag = GaugeVec::new(
             Opts::new(
                 "opsd_db_replica_lag_seconds",
-                "How long ago the primary's WAL position that each replica is known to have replayed was current (absent: not yet known)",
+                "How long ago the primary's WAL position that each replica is known to have replayed was current (+Inf: not known to have replayed anything, as when it cannot be reached)",
             ),
             &["replica"],
         )
@@ -45,9 +45,8 @@ impl Collector for ReplicaMetrics {
             }
             self.lag.reset();
             for (index, lag) in stats.lag.iter().enumerate() {
-                if let Some(lag) = lag {
-                    self.lag.with_label_values(&[&index.to_string()]).set(lag.as_secs_f64());
-                }
+                let seconds = lag.map_or(f64::INFINITY, |lag| lag.as_secs_f64());
+                self.lag.with_label_values(&[&index.to_string()]).set(seconds);
             }
         }
         self.reads.collect().into_iter().chain(self.lag.collect()).collect()
