@@ -60,6 +60,16 @@ deploy-check:
     cargo build -q --release -p opsd --bin opsd
     scripts/check-deploy.sh target/release/opsd
 
+# The release binary with its dependency tree embedded (cargo auditable: `cargo audit bin` reads it)
+# and a CycloneDX SBOM of the service, in target/release/.
+release:
+    command -v cargo-auditable >/dev/null 2>&1 || cargo install cargo-auditable --locked
+    command -v cargo-cyclonedx >/dev/null 2>&1 || cargo install cargo-cyclonedx --locked
+    cargo auditable build --release --locked -p opsd --bin opsd
+    cargo cyclonedx --manifest-path bins/opsd/Cargo.toml --format json --spec-version 1.5 --override-filename opsd.cdx
+    mv bins/opsd/opsd.cdx.json target/release/opsd.cdx.json
+    @echo "target/release/opsd (auditable) and target/release/opsd.cdx.json (CycloneDX 1.5)"
+
 # opsd's image from deploy/container/Containerfile's runtime stage, built and run with podman on a
 # Debian base made here (no registry is reachable); several minutes the first time.
 container:

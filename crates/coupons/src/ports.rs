@@ -193,14 +193,16 @@ pub trait GuestEventStore: Send + Sync {
         comment: Option<String>,
         at: OffsetDateTime,
     ) -> Result<(), StoreError>;
-    /// The alert of a stored feedback whose stored rating is at most `max_rating`: created now, or
-    /// the existing one while it was never notified; `None` when there is no such feedback row or
-    /// its alert was notified already.
+    /// The alert of a stored feedback whose stored rating is at most `max_rating`, claimed for
+    /// sending for `hold`: created now, or the existing one while it was never notified and no
+    /// other claim on it is running; `None` when there is no such feedback row, its alert was
+    /// notified already, or another worker is sending it.
     async fn record_alert(
         &self,
         feedback_id: &str,
         max_rating: u8,
         at: OffsetDateTime,
+        hold: std::time::Duration,
     ) -> Result<Option<GuestAlert>, StoreError>;
     async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError>;
 }

@@ -87,9 +87,11 @@ impl GuestEventWorker {
                     self.events
                         .record_feedback(team, location, &feedback_id, &guest_id, reservation_id, rating, comment, now)
                         .await?;
-                    // The alert is decided from the stored feedback, not from the message. One that
-                    // was recorded but never notified (its worker died) comes back to be sent.
-                    let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now).await? else {
+                    // The alert is decided from the stored feedback, not from the message, and
+                    // claimed for the event's lease: the same feedback delivered again meanwhile
+                    // sends nothing. One whose worker died comes back to be sent after its claim.
+                    let hold = self.lease.unsigned_abs();
+                    let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now, hold).await? else {
                         return Ok("feedback_recorded");
                     };
                     // Committed already: a failing provider changes nothing recorded.
@@ -177,16 +179,17 @@ mod tests {
         let payload = feedback(1);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().times(1).returning(|_, _, _, _, _, _, _, _| Ok(()));
-        events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(
-            |_, _, _| {
+        events
+            .expect_record_alert()
+            .with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always(), mockall::predicate::always())
+            .returning(|_, _, _, _| {
                 Ok(Some(GuestAlert {
                     id: Uuid::from_u128(5),
                     team_id: TeamId::new("org_1"),
                     location_id: LocationId(Uuid::from_u128(9)),
                     rating: 1,
                 }))
-            },
-        );
+            });
         events.expect_alert_notified().times(1).returning(|_, _| Ok(()));
         events.expect_complete().withf(|_, _, outcome| outcome == "alerted").times(1).returning(|_, _, _| Ok(true));
         let mut notifier = MockAlertNotifier::new();
@@ -204,7 +207,7 @@ mod tests {
         let payload = feedback(2);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Ok(()));
-        events.expect_record_alert().returning(|_, _, _| {
+        events.expect_record_alert().returning(|_, _, _, _| {
             Ok(Some(GuestAlert {
                 id: Uuid::from_u128(5),
                 team_id: TeamId::new("org_1"),

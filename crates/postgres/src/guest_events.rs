@@ -289,22 +289,31 @@ impl GuestEventStore for PgGuestEventStore {
         feedback_id: &str,
         max_rating: u8,
         at: OffsetDateTime,
+        hold: std::time::Duration,
     ) -> Result<Option<GuestAlert>, StoreError> {
         let mut conn = self.db.conn().await?;
+        // Created and claimed at once, or an unsent one whose claim ran out claimed again; the
+        // claim is on the database's clock.
         let row: Option<AlertRow> = prepared(
             "WITH created AS ( \
-               INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at) \
-               SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3 FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
-               ON CONFLICT (feedback_id) DO NOTHING RETURNING id, team_id, location_id, rating) \
+               INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at, sending_until) \
+               SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3, now() + $5 * interval '1 millisecond' \
+               FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
+               ON CONFLICT (feedback_id) DO NOTHING RETURNING id, team_id, location_id, rating), \
+             reclaimed AS ( \
+               UPDATE guest_alerts SET sending_until = now() + $5 * interval '1 millisecond' \
+               WHERE feedback_id = $2 AND notified_at IS NULL AND sending_until < now() \
+                 AND NOT EXISTS (SELECT 1 FROM created) \
+               RETURNING id, team_id, location_id, rating) \
              SELECT id, team_id, location_id, rating FROM created \
              UNION ALL \
-             SELECT id, team_id, location_id, rating FROM guest_alerts \
-             WHERE feedback_id = $2 AND notified_at IS NULL AND NOT EXISTS (SELECT 1 FROM created)",
+             SELECT id, team_id, location_id, rating FROM reclaimed",
         )
         .bind::<SqlUuid, _>(Uuid::now_v7())
         .bind::<Text, _>(feedback_id)
         .bind::<Timestamptz, _>(at)
         .bind::<Int2, _>(i16::from(max_rating))
+        .bind::<diesel::sql_types::BigInt, _>(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
         .get_result(&mut conn)
         .await
         .optional()

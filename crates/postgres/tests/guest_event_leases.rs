@@ -79,3 +79,27 @@ async fn a_retry_waits_its_backoff_on_the_database_clock() {
     );
     assert!(store.claim(10, Duration::minutes(1)).await.unwrap().is_empty(), "not before its backoff");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_alert_being_sent_is_not_claimed_again_until_its_claim_runs_out() {
+    let (database, store) = seeded().await;
+    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
+    conn.batch_execute(
+        "INSERT INTO guest_feedback (id, team_id, location_id, guest_id, rating, submitted_at)
+           VALUES ('fb_1', 'org_1', '00000000-0000-7000-8000-0000000000a1', 'g', 1, now());",
+    )
+    .await
+    .unwrap();
+    let now = time::OffsetDateTime::now_utc();
+    let hold = StdDuration::from_millis(300);
+    let first = store.record_alert("fb_1", 2, now, hold).await.unwrap().expect("created and claimed");
+    // The same feedback delivered again while the first worker sends: nothing to send.
+    assert_eq!(store.record_alert("fb_1", 2, now, hold).await.unwrap(), None);
+    // Its worker died: after the claim, the next delivery sends it (the same alert).
+    tokio::time::sleep(StdDuration::from_millis(400)).await;
+    let again = store.record_alert("fb_1", 2, now, hold).await.unwrap().expect("claimed again");
+    assert_eq!(again.id, first.id);
+    store.alert_notified(again.id, now).await.unwrap();
+    tokio::time::sleep(StdDuration::from_millis(400)).await;
+    assert_eq!(store.record_alert("fb_1", 2, now, hold).await.unwrap(), None, "notified: never again");
+}

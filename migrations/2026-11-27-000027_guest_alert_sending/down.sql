@@ -1,0 +1,1 @@
+ALTER TABLE guest_alerts DROP COLUMN sending_until;
