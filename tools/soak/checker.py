@@ -187,14 +187,16 @@ def summary(history, result, seed, seconds):
 
 
 def timeline(history, path):
-    """Throughput, p99 latency and errors per second, fault windows shaded: an SVG."""
+    """Throughput, p99 latency and unanswered operations (`info`) per second, fault windows shaded:
+    an SVG."""
     ops = [op for op in history.ops if op["process"] not in ("nemesis", "settle")]
     end = int(max((op["completed"] for op in ops), default=1)) + 1
     per_second = [[] for _ in range(end)]
     for op in ops:
         per_second[int(op["completed"])].append(op)
     ok = [sum(1 for op in s if op["outcome"] == "ok") for s in per_second]
-    errors = [sum(1 for op in s if op["outcome"] != "ok") for s in per_second]
+    # Not the definite refusals (a taken report slot, a rate limit): the answers that were none.
+    errors = [sum(1 for op in s if op["outcome"] == "info") for s in per_second]
     p99 = []
     for s in per_second:
         latencies = sorted(op["latency"] for op in s)
@@ -205,7 +207,7 @@ def timeline(history, path):
            f'<rect width="{width}" height="{height}" fill="white"/>']
     for a, b in fault_windows(history):
         svg.append(f'<rect x="{x(a):.1f}" y="20" width="{max(x(b) - x(a), 1):.1f}" height="{3 * band}" fill="#f4c7c3" opacity="0.6"/>')
-    for row, (name, series, colour) in enumerate((("ok / s", ok, "#1a7f37"), ("p99 ms", p99, "#0550ae"), ("errors / s", errors, "#cf222e"))):
+    for row, (name, series, colour) in enumerate((("ok / s", ok, "#1a7f37"), ("p99 ms", p99, "#0550ae"), ("no answer / 5xx", errors, "#cf222e"))):
         top, peak = 20 + row * band, max(series + [1])
         svg.append(f'<text x="4" y="{top + 14}">{name}</text><text x="4" y="{top + 28}" fill="#666">max {peak:.0f}</text>')
         svg.append(f'<line x1="{left}" y1="{top + band - 10}" x2="{width - 20}" y2="{top + band - 10}" stroke="#ccc"/>')
