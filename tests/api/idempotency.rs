@@ -123,3 +123,31 @@ async fn without_a_key_nothing_is_kept_and_the_prune_job_answers() {
     assert_eq!(pruned, json!({ "status": "ok", "pruned": 0 }), "a key younger than a day is kept");
     assert_eq!(app.count("idempotency_keys").await, 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_whose_request_stopped_without_an_answer_never_runs_again() {
+    let app = TestApp::spawn().await;
+    let location = app.create_location("org_1", "downtown").await;
+    let token = app.tokens.member("user_1", "org_1");
+    let body = incident(&location, "Burn at the fryer");
+    assert_eq!(create(&app, &token, "stopped", &body).await.status(), 201);
+    // As a request leaves its key when its instance dies between its commit and keeping its
+    // answer: unanswered, and its hold run out.
+    app.pg()
+        .await
+        .execute(
+            "UPDATE idempotency_keys SET status = NULL, content_type = NULL, location = NULL, body = NULL, \
+             locked_until = now() - interval '1 second'",
+            &[],
+        )
+        .await
+        .unwrap();
+
+    let retry = create(&app, &token, "stopped", &body).await;
+    problem(retry, 409, "idempotency_outcome_unknown").await;
+    assert_eq!(app.count("incidents").await, 1, "the retry created nothing");
+    // Another request under the key is still a mismatch, and a new key runs.
+    problem(create(&app, &token, "stopped", &incident(&location, "other")).await, 422, "idempotency_mismatch").await;
+    assert_eq!(create(&app, &token, "fresh", &body).await.status(), 201);
+    assert_eq!(app.count("incidents").await, 2);
+}

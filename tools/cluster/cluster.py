@@ -55,7 +55,12 @@ def log(what, detail=""):
 
 
 def run(*args, check=True, capture=False, **kwargs):
-    return subprocess.run(args, check=check, text=True, capture_output=capture, **kwargs)
+    done = subprocess.run(args, check=False, text=True, capture_output=capture, **kwargs)
+    if check and done.returncode != 0:
+        if capture:  # what the command said is the only clue to why it failed
+            sys.stderr.write(done.stdout + done.stderr)
+        done.check_returncode()
+    return done
 
 
 def ns_run(ns, *args, **kwargs):
@@ -326,6 +331,13 @@ def start_haproxy(state, net):
     spawn(state, "haproxy", net.ns("lb"), ["haproxy", "-db", "-f", str(config)])
 
 
+def leader_port_settled(net, leader_node):
+    env = {**os.environ, "PGPASSWORD": load()["passwords"]["opsd"], "PGCONNECT_TIMEOUT": "3"}
+    ask = lambda: run("psql", "-h", net.address("lb"), "-p", "5000", "-U", "opsd", "-d", "opsd", "-tAXq", "-c",
+                      "SELECT inet_server_addr()", capture=True, env=env).stdout.strip()
+    return all(ask() == net.address(leader_node) for _ in range(2 * len(DB_NODES)))
+
+
 def start_pgbouncer(state, net):
     home = HOME / "pgbouncer"
     home.mkdir(exist_ok=True)
@@ -435,6 +447,9 @@ def up(opsd_binary, extra_env=None):
     start_haproxy(state, net)
     lb = net.address("lb")
     log("haproxy", f"leader {lb}:5000, replicas {lb}:5001, opsd http://{lb}:8080")
+    # HAProxy takes every server for up until its first check fails, so for a moment its leader
+    # port also reaches the replicas: nothing may write through it before that moment is over.
+    wait_for("HAProxy's leader port to reach only the leader", lambda: leader_port_settled(net, first), 20)
     start_pgbouncer(state, net)
     log("pgbouncer", f"{lb}:6432 (transaction mode, in front of the leader port)")
     run(state["opsd"], "dev-keys", str(HOME / "identity"), capture=True)

@@ -32,6 +32,10 @@ ADMIN, MEMBER = "user_soak_admin", "user_soak_member"
 STAMPS = itertools.count(int(time.time() * 1000))
 
 
+# Answers that leave a create's outcome open: still running under its key, or stopped unanswered.
+UNKNOWN_OUTCOMES = ("idempotency_in_progress", "idempotency_outcome_unknown")
+
+
 def environment(fake_keys):
     """What the instances need to deliver to the fakes and to accept the producers' deliveries."""
     return {"GUEST_EVENT_LEASE_SECONDS": "5",  # short, so a paused instance outlives it
@@ -119,8 +123,8 @@ class Client:
         code = parsed.get("code") if isinstance(parsed, dict) else None
         if status in ok:
             outcome = "ok"
-        elif status is None or status >= 500 or code == "idempotency_in_progress":
-            outcome = "info"  # no answer, a failure, or still in progress: it may have happened
+        elif status is None or status >= 500 or code in UNKNOWN_OUTCOMES:
+            outcome = "info"  # no answer, a failure, still in progress, or stopped: it may have happened
         else:
             outcome = "fail"  # refused: invalid, a conflict, over a rate limit
         self.history.add(process=self.process, kind=kind, key=key, status=status, outcome=outcome, invoked=invoked,
@@ -149,7 +153,8 @@ class Client:
     def retried(attempt):
         for tried in range(CREATE_RETRIES):
             outcome, parsed = attempt()
-            if outcome != "info":
+            stopped = isinstance(parsed, dict) and parsed.get("code") == "idempotency_outcome_unknown"
+            if outcome != "info" or stopped:  # a stopped key never runs again: retrying cannot help
                 return outcome, parsed
             time.sleep(min(0.2 * 2 ** tried, 2))
         return "info", None

@@ -30,6 +30,8 @@ pub enum ApiError {
     IdempotencyMismatch,
     #[error("a request under this idempotency key is in progress")]
     IdempotencyInProgress,
+    #[error("the request under this idempotency key stopped without an answer")]
+    IdempotencyOutcomeUnknown,
     #[error("rate limited")]
     RateLimited { retry_after_seconds: u64 },
     #[error("circuit open")]
@@ -57,7 +59,7 @@ pub struct Problem {
     pub status: u16,
     pub detail: String,
     /// A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
-    /// not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, rate_limited, circuit_open, payload_too_large,
+    /// not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, idempotency_outcome_unknown, rate_limited, circuit_open, payload_too_large,
     /// unsupported_media_type, method_not_allowed, not_configured, unavailable, internal.
     pub code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -90,6 +92,7 @@ impl ApiError {
             ApiError::DeliveryConflict => "delivery_conflict",
             ApiError::IdempotencyMismatch => "idempotency_mismatch",
             ApiError::IdempotencyInProgress => "idempotency_in_progress",
+            ApiError::IdempotencyOutcomeUnknown => "idempotency_outcome_unknown",
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::CircuitOpen { .. } => "circuit_open",
             ApiError::PayloadTooLarge => "payload_too_large",
@@ -116,6 +119,9 @@ impl ApiError {
             ApiError::IdempotencyInProgress => {
                 "A request with this Idempotency-Key is still in progress; retry after it has its answer.".into()
             }
+            ApiError::IdempotencyOutcomeUnknown => "The request with this Idempotency-Key stopped without an answer \
+                 (its server failed): it may or may not have taken effect. Look, then use a new key."
+                .into(),
             ApiError::RateLimited { .. } => "Too many requests; retry later.".into(),
             ApiError::CircuitOpen { .. } => "The data store is failing; retry later.".into(),
             ApiError::PayloadTooLarge => "The body is larger than 256 KiB.".into(),
@@ -151,9 +157,10 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::Conflict { .. } | ApiError::DeliveryConflict | ApiError::IdempotencyInProgress => {
-                StatusCode::CONFLICT
-            }
+            ApiError::Conflict { .. }
+            | ApiError::DeliveryConflict
+            | ApiError::IdempotencyInProgress
+            | ApiError::IdempotencyOutcomeUnknown => StatusCode::CONFLICT,
             ApiError::IdempotencyMismatch => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

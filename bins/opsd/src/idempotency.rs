@@ -9,7 +9,7 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError, web};
 use futures::StreamExt;
-use opsd_idempotency::{Claim, Fingerprint, IdempotencyKey, StoredAnswer};
+use opsd_idempotency::{Claim, Fingerprint, IdempotencyKey, KeyScope, StoredAnswer};
 
 use crate::errors::ApiError;
 use crate::extract::idempotency_scope;
@@ -56,6 +56,7 @@ pub async fn idempotent_creates(
         Err(error) => Ok(req.error_response(ApiError::from(error))),
         Ok(Claim::Mismatch) => Ok(req.error_response(ApiError::IdempotencyMismatch)),
         Ok(Claim::InProgress) => Ok(req.error_response(ApiError::IdempotencyInProgress)),
+        Ok(Claim::OutcomeUnknown) => Ok(req.error_response(ApiError::IdempotencyOutcomeUnknown)),
         Ok(Claim::Replay(answer)) => {
             let (request, _) = req.into_parts();
             Ok(ServiceResponse::new(request, replay(answer)))
@@ -64,7 +65,7 @@ pub async fn idempotent_creates(
             let response = match next.call(req).await {
                 Ok(response) => response,
                 Err(error) => {
-                    // No answer to keep: let a retry run it again.
+                    // It may have taken effect before it failed: its key keeps a bare 500.
                     let _ = state.idempotency.finish(&scope, &key, &failed()).await;
                     return Err(error);
                 }
@@ -88,9 +89,10 @@ pub async fn idempotent_creates(
                 body: body.to_vec(),
             };
             if let Err(error) = state.idempotency.finish(&scope, &key, &answer).await {
-                // The client has its answer; a retry within the lease is told to wait, and after
-                // it runs again.
-                tracing::warn!(%error, "an idempotent answer could not be kept");
+                // The database went away just after the request: keep trying while the key is held,
+                // so a retry that finds it in progress gets this answer later.
+                tracing::warn!(%error, "an idempotent answer could not be kept yet");
+                actix_web::rt::spawn(keep_later(state.clone(), scope, key, answer));
             }
             let mut rebuilt = HttpResponse::with_body(status, BoxBody::new(body));
             *rebuilt.headers_mut() = headers;
@@ -115,7 +117,21 @@ async fn read_body(req: &mut ServiceRequest) -> Result<web::Bytes, ApiError> {
     Ok(body.freeze())
 }
 
-/// What a request that ended without an answer leaves: nothing to replay.
+async fn keep_later(state: web::Data<AppState>, scope: KeyScope, key: IdempotencyKey, answer: StoredAnswer) {
+    let deadline = tokio::time::Instant::now() + opsd_idempotency::LEASE;
+    while tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(KEEP_RETRY_PERIOD).await;
+        match state.idempotency.finish(&scope, &key, &answer).await {
+            Ok(()) => return,
+            Err(error) => tracing::debug!(%error, "an idempotent answer still could not be kept"),
+        }
+    }
+    tracing::warn!(key = key.as_str(), "an idempotent answer was not kept: a retry is told its outcome is unknown");
+}
+
+const KEEP_RETRY_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What a request that ended without a readable answer keeps under its key.
 fn failed() -> StoredAnswer {
     StoredAnswer { status: 500, content_type: None, location: None, body: Vec::new() }
 }

@@ -164,8 +164,10 @@ impl Modify for IdempotencyKeys {
                  the request; the same caller sending the same key and request again gets that answer \
                  again, with `Idempotent-Replayed: true`, and nothing happens twice. The same key with another \
                  method, path or body is 422 `idempotency_mismatch`; while the first request still runs, 409 \
-                 `idempotency_in_progress`. Keys belong to their caller (a user, or an API key). A 5xx answer \
-                 is not kept: retry it with the same key.",
+                 `idempotency_in_progress`; when it stopped without an answer (its server failed), 409 \
+                 `idempotency_outcome_unknown` and it never runs again. Keys belong to their caller (a user, \
+                 or an API key). Every answer is kept, a 5xx too: a replayed 5xx means the outcome is unknown; \
+                 look, then use a new key. Only a 429 lets the key go.",
             ))
             .schema(Some(
                 ObjectBuilder::new()

@@ -194,16 +194,18 @@ pub trait GuestEventStore: Send + Sync {
         at: OffsetDateTime,
     ) -> Result<(), StoreError>;
     /// The alert of a stored feedback whose stored rating is at most `max_rating`, claimed for
-    /// sending for `hold`: created now, or the existing one while it was never notified and no
-    /// other claim on it is running; `None` when there is no such feedback row, its alert was
-    /// notified already, or another worker is sending it.
+    /// sending: created now, or the existing one while it was never notified and its claim was
+    /// given back; `None` when there is no such feedback row, its alert was notified already, or it
+    /// is claimed (a claim never runs out: its worker may still be sending).
     async fn record_alert(
         &self,
         feedback_id: &str,
         max_rating: u8,
         at: OffsetDateTime,
-        hold: std::time::Duration,
     ) -> Result<Option<GuestAlert>, StoreError>;
+    /// Gives a claimed, unnotified alert back: its push went nowhere, so another delivery of the
+    /// feedback may send it.
+    async fn release_alert(&self, alert: Uuid) -> Result<(), StoreError>;
     async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError>;
 }
 

@@ -88,16 +88,18 @@ impl GuestEventWorker {
                         .record_feedback(team, location, &feedback_id, &guest_id, reservation_id, rating, comment, now)
                         .await?;
                     // The alert is decided from the stored feedback, not from the message, and
-                    // claimed for the event's lease: the same feedback delivered again meanwhile
-                    // sends nothing. One whose worker died comes back to be sent after its claim.
-                    let hold = self.lease.unsigned_abs();
-                    let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now, hold).await? else {
+                    // claimed before it is sent: the same feedback delivered again sends nothing,
+                    // even when this worker's event lease runs out while it sends (paused, cut off).
+                    let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now).await? else {
                         return Ok("feedback_recorded");
                     };
-                    // Committed already: a failing provider changes nothing recorded.
                     match self.notifier.low_rating(&alert).await {
                         Ok(()) => self.events.alert_notified(alert.id, self.clock.now()).await?,
-                        Err(error) => tracing::warn!(alert = %alert.id, %error, "low-rating alert not delivered"),
+                        Err(error) => {
+                            // It went nowhere: the next delivery of this feedback may send it.
+                            tracing::warn!(alert = %alert.id, %error, "low-rating alert not delivered");
+                            self.events.release_alert(alert.id).await?;
+                        }
                     }
                     Ok("alerted")
                 }
@@ -179,17 +181,16 @@ mod tests {
         let payload = feedback(1);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().times(1).returning(|_, _, _, _, _, _, _, _| Ok(()));
-        events
-            .expect_record_alert()
-            .with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always(), mockall::predicate::always())
-            .returning(|_, _, _, _| {
+        events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(
+            |_, _, _| {
                 Ok(Some(GuestAlert {
                     id: Uuid::from_u128(5),
                     team_id: TeamId::new("org_1"),
                     location_id: LocationId(Uuid::from_u128(9)),
                     rating: 1,
                 }))
-            });
+            },
+        );
         events.expect_alert_notified().times(1).returning(|_, _| Ok(()));
         events.expect_complete().withf(|_, _, outcome| outcome == "alerted").times(1).returning(|_, _, _| Ok(true));
         let mut notifier = MockAlertNotifier::new();
@@ -202,12 +203,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_failing_notifier_leaves_the_event_processed() {
+    async fn a_failing_notifier_gives_the_alert_back_and_leaves_the_event_processed() {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(2);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
         events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Ok(()));
-        events.expect_record_alert().returning(|_, _, _, _| {
+        events.expect_record_alert().returning(|_, _, _| {
             Ok(Some(GuestAlert {
                 id: Uuid::from_u128(5),
                 team_id: TeamId::new("org_1"),
@@ -216,6 +217,7 @@ mod tests {
             }))
         });
         events.expect_alert_notified().never();
+        events.expect_release_alert().with(eq(Uuid::from_u128(5))).times(1).returning(|_| Ok(()));
         events.expect_retry_later().never();
         events.expect_complete().withf(|_, _, outcome| outcome == "alerted").times(1).returning(|_, _, _| Ok(true));
         let mut notifier = MockAlertNotifier::new();

@@ -11,8 +11,10 @@ use async_trait::async_trait;
 use opsd_core::StoreError;
 use sha2::{Digest, Sha256};
 
-/// How long a claimed key is held for the request that claimed it. A request that has not
-/// finished by then (its instance died) lets a retry run it again.
+/// How long a claimed key is held for the request that claimed it. A key still unanswered after it
+/// (its instance died, or lost the database, between the request's effect and keeping its answer)
+/// is never run again: whether the request took effect is unknown, and running it twice could do
+/// it twice.
 pub const LEASE: Duration = Duration::from_secs(60);
 
 /// How long answers are kept (at least): the prune job deletes older ones.
@@ -84,7 +86,7 @@ pub struct StoredAnswer {
 /// What a request under a key may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claim {
-    /// The key is new (or its earlier holder died): run the request, then [`Idempotency::finish`].
+    /// The key is new: run the request, then [`Idempotency::finish`].
     Run,
     /// The key already has its answer, for this same request.
     Replay(StoredAnswer),
@@ -92,12 +94,15 @@ pub enum Claim {
     Mismatch,
     /// A request under the key is still running.
     InProgress,
+    /// The request under the key stopped without an answer being kept: it may or may not have
+    /// taken effect. The client looks, then uses a new key.
+    OutcomeUnknown,
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait IdempotencyStore: Send + Sync {
-    /// Takes the key for `lease` unless it is held or answered; says what the request may do.
+    /// Takes a new key for `lease`; for a known one, says what the request may do.
     async fn claim(
         &self,
         scope: &KeyScope,
@@ -131,15 +136,17 @@ impl Idempotency {
         self.store.claim(scope, key, fingerprint, LEASE).await
     }
 
-    /// Keeps a final answer. A server-side failure (5xx) is not kept: the key is released, so
-    /// the client's retry runs the request again instead of replaying the failure forever.
+    /// Keeps the answer, whatever it is (as Stripe does): a 5xx may come after the request took
+    /// effect (a commit whose acknowledgement was lost, a push sent before a later step failed), so
+    /// running it again on a retry could do it twice. Only a 429 lets the key go: a rate limit is
+    /// checked before a request does anything.
     pub async fn finish(
         &self,
         scope: &KeyScope,
         key: &IdempotencyKey,
         answer: &StoredAnswer,
     ) -> Result<(), StoreError> {
-        if answer.status >= 500 {
+        if answer.status == 429 {
             self.store.release(scope, key).await
         } else {
             self.store.complete(scope, key, answer).await
@@ -197,7 +204,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_final_answer_is_kept_and_a_server_failure_releases_the_key() {
+    async fn every_answer_is_kept_but_a_rate_limit_releases_the_key() {
         let (scope, key) = (KeyScope::user("u1"), IdempotencyKey::parse("k1").unwrap());
         let mut store = MockIdempotencyStore::new();
         store
@@ -210,9 +217,16 @@ mod tests {
             .with(eq(scope.clone()), eq(key.clone()), eq(answer(422)))
             .times(1)
             .returning(|_, _, _| Ok(()));
-        store.expect_release().with(eq(scope.clone()), eq(key.clone())).times(2).returning(|_, _| Ok(()));
+        for status in [500, 503] {
+            store
+                .expect_complete()
+                .with(eq(scope.clone()), eq(key.clone()), eq(answer(status)))
+                .times(1)
+                .returning(|_, _, _| Ok(()));
+        }
+        store.expect_release().with(eq(scope.clone()), eq(key.clone())).times(1).returning(|_, _| Ok(()));
         let service = Idempotency::new(Arc::new(store));
-        for status in [201, 422, 500, 503] {
+        for status in [201, 422, 500, 503, 429] {
             service.finish(&scope, &key, &answer(status)).await.unwrap();
         }
     }

@@ -289,20 +289,18 @@ impl GuestEventStore for PgGuestEventStore {
         feedback_id: &str,
         max_rating: u8,
         at: OffsetDateTime,
-        hold: std::time::Duration,
     ) -> Result<Option<GuestAlert>, StoreError> {
         let mut conn = self.db.conn().await?;
-        // Created and claimed at once, or an unsent one whose claim ran out claimed again; the
-        // claim is on the database's clock.
+        // Created and claimed at once, or an unsent one whose claim was given back claimed again.
         let row: Option<AlertRow> = prepared(
             "WITH created AS ( \
-               INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at, sending_until) \
-               SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3, now() + $5 * interval '1 millisecond' \
+               INSERT INTO guest_alerts (id, feedback_id, team_id, location_id, rating, created_at, claimed_at) \
+               SELECT $1, f.id, f.team_id, f.location_id, f.rating, $3, now() \
                FROM guest_feedback f WHERE f.id = $2 AND f.rating <= $4 \
                ON CONFLICT (feedback_id) DO NOTHING RETURNING id, team_id, location_id, rating), \
              reclaimed AS ( \
-               UPDATE guest_alerts SET sending_until = now() + $5 * interval '1 millisecond' \
-               WHERE feedback_id = $2 AND notified_at IS NULL AND sending_until < now() \
+               UPDATE guest_alerts SET claimed_at = now() \
+               WHERE feedback_id = $2 AND notified_at IS NULL AND claimed_at IS NULL \
                  AND NOT EXISTS (SELECT 1 FROM created) \
                RETURNING id, team_id, location_id, rating) \
              SELECT id, team_id, location_id, rating FROM created \
@@ -313,7 +311,6 @@ impl GuestEventStore for PgGuestEventStore {
         .bind::<Text, _>(feedback_id)
         .bind::<Timestamptz, _>(at)
         .bind::<Int2, _>(i16::from(max_rating))
-        .bind::<diesel::sql_types::BigInt, _>(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
         .get_result(&mut conn)
         .await
         .optional()
@@ -324,6 +321,16 @@ impl GuestEventStore for PgGuestEventStore {
             location_id: LocationId(row.location_id),
             rating: row.rating as u8,
         }))
+    }
+
+    async fn release_alert(&self, alert: Uuid) -> Result<(), StoreError> {
+        let mut conn = self.db.conn().await?;
+        prepared("UPDATE guest_alerts SET claimed_at = NULL WHERE id = $1 AND notified_at IS NULL")
+            .bind::<SqlUuid, _>(alert)
+            .execute(&mut conn)
+            .await
+            .map_err(store_error)?;
+        Ok(())
     }
 
     async fn alert_notified(&self, alert: Uuid, at: OffsetDateTime) -> Result<(), StoreError> {

@@ -26,6 +26,8 @@ impl PgIdempotencyStore {
 struct Existing {
     #[diesel(sql_type = Bool)]
     claimed: bool,
+    #[diesel(sql_type = Nullable<Bool>)]
+    expired: Option<bool>,
     #[diesel(sql_type = Binary)]
     request_hash: Vec<u8>,
     #[diesel(sql_type = Nullable<SmallInt>)]
@@ -58,21 +60,19 @@ impl IdempotencyStore for PgIdempotencyStore {
         lease: Duration,
     ) -> Result<Claim, StoreError> {
         let mut conn = self.db.conn().await?;
-        // Takes a new key, or one whose holder's lease ran out unanswered (for the same request);
-        // otherwise reads what is there. The lease is the database's clock, not this instance's.
+        // Takes a new key, or reads the one there. The lease is the database's clock, not this
+        // instance's: `expired` says its holder stopped without an answer.
         let row = prepared(
             "WITH taken AS (
                  INSERT INTO idempotency_keys (scope, key, request_hash, locked_until)
                  VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-                 ON CONFLICT (scope, key) DO UPDATE SET locked_until = EXCLUDED.locked_until
-                 WHERE idempotency_keys.status IS NULL
-                   AND idempotency_keys.locked_until < now()
-                   AND idempotency_keys.request_hash = EXCLUDED.request_hash
-                 RETURNING true AS claimed, request_hash, status, content_type, location, body
+                 ON CONFLICT (scope, key) DO NOTHING
+                 RETURNING true AS claimed, false AS expired, request_hash, status, content_type, location, body
              )
-             SELECT claimed, request_hash, status, content_type, location, body FROM taken
+             SELECT claimed, expired, request_hash, status, content_type, location, body FROM taken
              UNION ALL
-             SELECT false, request_hash, status, content_type, location, body FROM idempotency_keys
+             SELECT false, locked_until < now(), request_hash, status, content_type, location, body
+             FROM idempotency_keys
              WHERE scope = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM taken)",
         )
         .bind::<Text, _>(scope.as_str())
@@ -93,6 +93,7 @@ impl IdempotencyStore for PgIdempotencyStore {
             Claim::Mismatch
         } else {
             match row.status {
+                None if row.expired == Some(true) => Claim::OutcomeUnknown,
                 None => Claim::InProgress,
                 Some(status) => Claim::Replay(StoredAnswer {
                     status: u16::try_from(status).map_err(|_| crate::error::corrupt("status", &status.to_string()))?,

@@ -81,7 +81,7 @@ async fn a_retry_waits_its_backoff_on_the_database_clock() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_alert_being_sent_is_not_claimed_again_until_its_claim_runs_out() {
+async fn a_claimed_alert_is_never_claimed_again_unless_it_is_given_back() {
     let (database, store) = seeded().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     conn.batch_execute(
@@ -91,15 +91,17 @@ async fn an_alert_being_sent_is_not_claimed_again_until_its_claim_runs_out() {
     .await
     .unwrap();
     let now = time::OffsetDateTime::now_utc();
-    let hold = StdDuration::from_millis(300);
-    let first = store.record_alert("fb_1", 2, now, hold).await.unwrap().expect("created and claimed");
-    // The same feedback delivered again while the first worker sends: nothing to send.
-    assert_eq!(store.record_alert("fb_1", 2, now, hold).await.unwrap(), None);
-    // Its worker died: after the claim, the next delivery sends it (the same alert).
-    tokio::time::sleep(StdDuration::from_millis(400)).await;
-    let again = store.record_alert("fb_1", 2, now, hold).await.unwrap().expect("claimed again");
+    let first = store.record_alert("fb_1", 2, now).await.unwrap().expect("created and claimed");
+    // The same feedback delivered again while the first worker sends, or after it went quiet
+    // (paused, cut off, dead): it may still send, so nothing is sent again.
+    assert_eq!(store.record_alert("fb_1", 2, now).await.unwrap(), None);
+    tokio::time::sleep(StdDuration::from_millis(50)).await;
+    assert_eq!(store.record_alert("fb_1", 2, now).await.unwrap(), None);
+    // Its push went nowhere and it was given back: the next delivery sends it (the same alert).
+    store.release_alert(first.id).await.unwrap();
+    let again = store.record_alert("fb_1", 2, now).await.unwrap().expect("claimed again");
     assert_eq!(again.id, first.id);
     store.alert_notified(again.id, now).await.unwrap();
-    tokio::time::sleep(StdDuration::from_millis(400)).await;
-    assert_eq!(store.record_alert("fb_1", 2, now, hold).await.unwrap(), None, "notified: never again");
+    store.release_alert(again.id).await.unwrap();
+    assert_eq!(store.record_alert("fb_1", 2, now).await.unwrap(), None, "notified: never again");
 }

@@ -48,7 +48,7 @@ async fn a_key_runs_once_then_replays_and_refuses_another_request() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_released_or_abandoned_key_runs_again_and_answers_are_pruned_by_age() {
+async fn a_released_key_runs_again_an_abandoned_one_never_and_answers_are_pruned_by_age() {
     let database = TestDatabase::new().await;
     let store = store(&database);
     let scope = KeyScope::api_key("secret");
@@ -58,15 +58,24 @@ async fn a_released_or_abandoned_key_runs_again_and_answers_are_pruned_by_age() 
     store.release(&scope, &released).await.unwrap();
     assert_eq!(store.claim(&scope, &released, &request, LEASE).await.unwrap(), Claim::Run);
 
-    // A holder that died: its lease (on the database's clock) runs out and a retry takes over.
+    // A holder that died: once its lease (on the database's clock) has run out, whether it took
+    // effect is unknown, and the key never runs again.
     let abandoned = IdempotencyKey::parse("abandoned").unwrap();
     assert_eq!(store.claim(&scope, &abandoned, &request, Duration::ZERO).await.unwrap(), Claim::Run);
     tokio::time::sleep(Duration::from_millis(20)).await;
-    assert_eq!(store.claim(&scope, &abandoned, &request, LEASE).await.unwrap(), Claim::Run);
+    assert_eq!(store.claim(&scope, &abandoned, &request, LEASE).await.unwrap(), Claim::OutcomeUnknown);
+    assert_eq!(store.claim(&scope, &abandoned, &request, LEASE).await.unwrap(), Claim::OutcomeUnknown);
+    assert_eq!(
+        store.claim(&scope, &abandoned, &Fingerprint::of("POST", "/y", b""), LEASE).await.unwrap(),
+        Claim::Mismatch
+    );
+    // Its holder's answer, kept late (the database came back), is what a retry gets.
     store.complete(&scope, &abandoned, &answer()).await.unwrap();
+    assert_eq!(store.claim(&scope, &abandoned, &request, LEASE).await.unwrap(), Claim::Replay(answer()));
 
     assert_eq!(store.prune(Duration::from_secs(3600)).await.unwrap(), 0, "younger than an hour");
     tokio::time::sleep(Duration::from_millis(20)).await;
     // The answered one goes; the one still held (its lease runs) stays.
     assert_eq!(store.prune(Duration::ZERO).await.unwrap(), 1);
+    assert_eq!(store.claim(&scope, &released, &request, LEASE).await.unwrap(), Claim::InProgress);
 }

@@ -115,33 +115,38 @@ impl PushService {
         users: &[UserId],
         notification: &crate::model::Notification,
     ) -> Result<SendSummary, PushError> {
-        let payload = notification.to_json();
-        let mut total = SendSummary { success: true, ..SendSummary::default() };
-        for member in users {
-            let summary = self.deliver(member, &payload).await?;
-            total.sent += summary.sent;
-            total.failed += summary.failed;
-            total.expired += summary.expired;
-        }
-        Ok(total)
+        Ok(self.deliver_to(users, &notification.to_json()).await?)
     }
 
     /// Delivers a payload to every subscription of a user (also used by announcements).
     pub async fn deliver(&self, user: &UserId, payload: &[u8]) -> Result<SendSummary, StoreError> {
-        let expired = self.subscriptions.delete_expired(user, self.clock.now()).await?;
-        let subscriptions = self.subscriptions.of_user(user).await?;
+        self.deliver_to(std::slice::from_ref(user), payload).await
+    }
+
+    /// Every device is looked up before anything is sent, and nothing after the sending fails: an
+    /// error means no push went out, so a caller may try again without anyone getting it twice.
+    async fn deliver_to(&self, users: &[UserId], payload: &[u8]) -> Result<SendSummary, StoreError> {
+        let now = self.clock.now();
+        let mut summary = SendSummary { success: true, ..SendSummary::default() };
+        let mut subscriptions = Vec::new();
+        for user in users {
+            summary.expired += self.subscriptions.delete_expired(user, now).await?;
+            subscriptions.extend(self.subscriptions.of_user(user).await?);
+        }
         let results: Vec<(uuid::Uuid, DeliveryResult)> = futures::stream::iter(subscriptions)
             .map(|stored| async move { (stored.id, self.sender.deliver(&stored.subscription, payload).await) })
             .buffer_unordered(CONCURRENT_DELIVERIES)
             .collect()
             .await;
-        let mut summary = SendSummary { success: true, sent: 0, failed: 0, expired };
         for (id, result) in results {
             match result {
                 DeliveryResult::Accepted => summary.sent += 1,
                 DeliveryResult::Gone => {
-                    self.subscriptions.delete_by_id(id).await?;
                     summary.expired += 1;
+                    // The next send finds it gone again and tries once more.
+                    if let Err(error) = self.subscriptions.delete_by_id(id).await {
+                        tracing::warn!(subscription = %id, %error, "a gone push subscription was not deleted");
+                    }
                 }
                 DeliveryResult::Failed(reason) => {
                     tracing::info!(subscription = %id, reason, "push delivery failed");
@@ -237,6 +242,43 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 1, expired: 3 });
+    }
+
+    #[tokio::test]
+    async fn a_failure_after_sending_is_not_an_error_and_one_before_sends_nothing() {
+        // The gone subscription's deletion fails after the pushes went out: the send still
+        // succeeds, so nobody retries it into a second push.
+        let mut subscriptions = MockSubscriptionStore::new();
+        subscriptions.expect_delete_expired().returning(|_, _| Ok(0));
+        subscriptions.expect_of_user().returning(|_| Ok(vec![stored(1), stored(2)]));
+        subscriptions.expect_delete_by_id().returning(|_| Err(StoreError::Unavailable("failover".into())));
+        let mut sender = configured_sender();
+        sender.expect_deliver().returning(|subscription, _| match subscription.endpoint.as_str() {
+            "https://push.example/1" => DeliveryResult::Accepted,
+            _ => DeliveryResult::Gone,
+        });
+        let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
+            .send(&caller(Role::Member), request(None))
+            .await
+            .unwrap();
+        assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 0, expired: 1 });
+
+        // The second admin's devices cannot be read: the first admin is not sent to either.
+        let mut members = MockMemberDirectory::new();
+        members.expect_admins().returning(|_| Ok(vec![UserId::new("admin_1"), UserId::new("admin_2")]));
+        let mut subscriptions = MockSubscriptionStore::new();
+        subscriptions.expect_delete_expired().returning(|_, _| Ok(0));
+        subscriptions.expect_of_user().returning(|user| match user.as_str() {
+            "admin_1" => Ok(vec![stored(1)]),
+            _ => Err(StoreError::Unavailable("failover".into())),
+        });
+        let mut sender = configured_sender();
+        sender.expect_deliver().never();
+        let notification = Notification::new("Low rating".into(), String::new(), crate::SafePath::root()).unwrap();
+        let error = service(subscriptions, members, sender, allow_all())
+            .notify_admins(&opsd_core::TeamId::new("org_1"), &notification)
+            .await;
+        assert!(error.is_err());
     }
 
     #[tokio::test]
