@@ -69,6 +69,60 @@ async fn metrics_count_requests_by_route_pattern_and_status() {
     assert!(text.contains("http_request_duration_seconds_bucket"), "{text}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_show_the_process_build_pools_queue_circuit_caches_jobs_and_outbound_calls() {
+    let app = TestApp::spawn().await;
+    let prune = app.get("/cron/prune-idempotency-keys").bearer_auth(opsd_tests::CRON_SECRET).send().await.unwrap();
+    assert_eq!(prune.status(), 200);
+    let report = app.get("/api/analytics/optimization?teamId=org_none").bearer_auth(opsd_tests::API_KEY);
+    report.send().await.unwrap();
+    let text = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    for expected in [
+        "process_resident_memory_bytes ",
+        "process_open_fds ",
+        r#"opsd_build_info{commit=""#,
+        r#"opsd_db_pool_connections{pool="primary",state="max"}"#,
+        r#"opsd_db_pool_connections{pool="primary",state="waiting"} 0"#,
+        "opsd_guest_event_queue_depth 0",
+        "opsd_guest_event_queue_oldest_seconds 0",
+        "opsd_analytics_circuit_open 0",
+        r#"opsd_report_cache_lookups_total{report="optimization",result="miss"}"#,
+        r#"opsd_job_runs_total{job_name="prune-idempotency-keys",outcome="ok"} 1"#,
+        r#"opsd_job_duration_seconds_count{job_name="prune-idempotency-keys"} 1"#,
+        r#"opsd_outbound_calls_total{outcome="timeout",target="7shifts"}"#,
+    ] {
+        assert!(text.contains(expected), "{expected} is not in {text}");
+    }
+    // A guest event waiting shows in the queue's figures at the next scrape.
+    app.pg()
+        .await
+        .execute(
+            "INSERT INTO guest_events (id, identity, source, event_type, payload_sha256, team_id, location_id, payload,              available_at, received_at) VALUES (gen_random_uuid(), 'e1', 'canonical', 'x', '', 'org_1',              gen_random_uuid(), '{}', now(), now() - interval '90 seconds')",
+            &[],
+        )
+        .await
+        .unwrap();
+    let text = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(text.contains("opsd_guest_event_queue_depth 1"), "{text}");
+    let oldest = text.lines().find_map(|line| line.strip_prefix("opsd_guest_event_queue_oldest_seconds ")).unwrap();
+    assert!(oldest.parse::<f64>().unwrap() >= 90.0, "{oldest}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_metrics_bind_addr_metrics_are_served_there_only() {
+    let app = TestApp::spawn_with(|config| config.metrics_bind_addr = Some("127.0.0.1:0".parse().unwrap())).await;
+    let apart = app.metrics_address.clone().expect("a metrics listener");
+    let api = app.get("/metrics").send().await.unwrap();
+    opsd_tests::problem(api, 404, "not_found").await;
+    let served = app.client.get(format!("{apart}/metrics")).send().await.unwrap();
+    assert_eq!(served.status(), 200);
+    let text = served.text().await.unwrap();
+    assert!(text.contains(r#"http_requests_total{method="GET",route="/metrics",status="404"} 1"#), "{text}");
+    assert!(text.contains("opsd_build_info"), "{text}");
+    // Nothing but /metrics there.
+    assert_eq!(app.client.get(format!("{apart}/health/live")).send().await.unwrap().status(), 404);
+}
+
 /// The metric names a file of the monitoring pack uses: its words with opsd's prefixes.
 fn metric_names(text: &str) -> std::collections::BTreeSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -85,6 +139,7 @@ async fn the_monitoring_pack_names_only_metrics_the_server_serves() {
     app.get("/health/live").send().await.unwrap();
     let report = app.get("/api/analytics/optimization?teamId=org_none").bearer_auth(opsd_tests::API_KEY);
     report.send().await.unwrap();
+    app.get("/cron/prune-idempotency-keys").bearer_auth(opsd_tests::CRON_SECRET).send().await.unwrap();
     let served = app.get("/metrics").send().await.unwrap().text().await.unwrap();
     let served: std::collections::BTreeSet<&str> =
         served.lines().filter(|line| !line.starts_with('#')).filter_map(|line| line.split(['{', ' ']).next()).collect();

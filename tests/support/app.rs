@@ -12,6 +12,8 @@ use crate::{API_KEY, APP_ORIGIN, CRON_SECRET, IDENTITY_WEBHOOK_SECRET, ROTATED_A
 /// One running server on its own database. Several may share a database (`spawn_instance`).
 pub struct TestApp {
     pub address: String,
+    /// `METRICS_BIND_ADDR`'s listener, when the test set it.
+    pub metrics_address: Option<String>,
     pub client: reqwest::Client,
     pub tokens: TokenMinter,
     pub db_url: String,
@@ -22,6 +24,7 @@ pub struct TestApp {
 pub fn test_config(db_url: &str) -> Config {
     Config {
         bind_addr: "127.0.0.1:0".parse().unwrap(),
+        metrics_bind_addr: None,
         database: DatabaseConfig {
             url: SecretString::from(db_url),
             max_connections: 8,
@@ -109,10 +112,12 @@ impl TestApp {
         customize(&mut config);
         let app = Application::build(config).await.expect("the test server builds");
         let address = format!("http://127.0.0.1:{}", app.port());
+        let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
         tokio::spawn(app.run_until_stopped());
         let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         Self {
             address,
+            metrics_address,
             client,
             tokens: TokenMinter,
             db_url: database.url().to_owned(),

@@ -18,6 +18,8 @@ pub struct ConfigError {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub bind_addr: SocketAddr,
+    /// `METRICS_BIND_ADDR`: `/metrics` is served there only (a private network), not on `bind_addr`.
+    pub metrics_bind_addr: Option<SocketAddr>,
     pub database: DatabaseConfig,
     pub credentials: CredentialsConfig,
     pub identity: IdentityConfig,
@@ -130,6 +132,7 @@ impl Config {
     pub fn from_environment() -> Result<Self, ConfigError> {
         Ok(Self {
             bind_addr: bind_addr()?,
+            metrics_bind_addr: parsed("METRICS_BIND_ADDR")?,
             database: DatabaseConfig {
                 url: text("DATABASE_URL")
                     .map(SecretString::from)

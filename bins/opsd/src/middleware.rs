@@ -185,6 +185,8 @@ pub struct HttpMetrics {
     /// The route table's patterns in routing order, for requests whose answer carries no
     /// [`RoutePattern`] (a handler's panic leaves no answer to read it from).
     routes: std::sync::Arc<Vec<actix_web::dev::ResourceDef>>,
+    /// `/metrics` is served on its own address (`METRICS_BIND_ADDR`), not the API's.
+    pub served_apart: bool,
 }
 
 impl HttpMetrics {
@@ -205,7 +207,7 @@ impl HttpMetrics {
         registry.register(Box::new(requests.clone())).expect("registered once");
         registry.register(Box::new(latency.clone())).expect("registered once");
         registry.register(Box::new(panics.clone())).expect("registered once");
-        Self { registry, requests, latency, panics, routes: Default::default() }
+        Self { registry, requests, latency, panics, routes: Default::default(), served_apart: false }
     }
 
     pub fn with_routes<'p>(mut self, patterns: impl IntoIterator<Item = &'p str>) -> Self {

@@ -57,6 +57,8 @@ const PUSH_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Application {
     port: u16,
     server: Server,
+    /// `/metrics` alone on `METRICS_BIND_ADDR`, and its port.
+    metrics_server: Option<(u16, Server)>,
     background: Vec<JoinHandle<()>>,
     draining: Arc<AtomicBool>,
     drain: Duration,
@@ -71,17 +73,23 @@ impl Application {
         db.split_for_workers(workers);
         let job_locks = PgJobLocks::new(db.split_session()?);
         let worker_db = db.clone();
-        let metrics = web::Data::new(HttpMetrics::new().with_routes(routes::patterns().iter().map(String::as_str)));
+        let mut metrics = HttpMetrics::new().with_routes(routes::patterns().iter().map(String::as_str));
+        metrics.served_apart = config.metrics_bind_addr.is_some();
+        let metrics = web::Data::new(metrics);
         let supervisor = Supervisor::new(&metrics.registry);
-        if let Some(replicas) = crate::replica_metrics::ReplicaMetrics::new(db.clone()) {
-            metrics.registry.register(Box::new(replicas)).context("registering the replica metrics")?;
-        }
-        let (state, background) = wire(&config, db, job_locks, &supervisor).await?;
+        crate::metrics::register_standard(&metrics.registry).context("registering the process metrics")?;
+        let database = crate::metrics::DatabaseMetrics::new(db.clone());
+        metrics.registry.register(Box::new(database)).context("registering the database metrics")?;
+        let (state, background) = wire(&config, db, job_locks, &supervisor, &metrics.registry).await?;
         let draining = state.draining.clone();
         let state = web::Data::new(state);
         let supervisor = web::Data::new(supervisor);
         let listener = TcpListener::bind(config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
         let port = listener.local_addr()?.port();
+        let metrics_server = match config.metrics_bind_addr {
+            Some(address) => Some(metrics_server(address, state.clone(), metrics.clone())?),
+            None => None,
+        };
         let server = HttpServer::new(move || {
             if let Err(error) = worker_db.attach_worker() {
                 tracing::error!(%error, "this worker uses the shared connection pool");
@@ -101,11 +109,16 @@ impl Application {
         .shutdown_timeout(30)
         .disable_signals()
         .run();
-        Ok(Self { port, server, background, draining, drain: config.shutdown_drain })
+        Ok(Self { port, server, metrics_server, background, draining, drain: config.shutdown_drain })
     }
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The port of `METRICS_BIND_ADDR`'s listener, when it is set.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics_server.as_ref().map(|(port, _)| *port)
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, finishes requests in flight, stops
@@ -123,13 +136,42 @@ impl Application {
             }
             handle.stop(true).await;
         });
+        let metrics = self.metrics_server.map(|(_, server)| {
+            let handle = server.handle();
+            tokio::spawn(server);
+            handle
+        });
         let served = self.server.await;
         stopper.abort();
+        if let Some(metrics) = metrics {
+            metrics.stop(false).await;
+        }
         for task in self.background {
             task.abort();
         }
         served
     }
+}
+
+/// `/metrics` and nothing else, on its own listener: one worker is plenty for a scraper.
+fn metrics_server(
+    address: std::net::SocketAddr,
+    state: web::Data<AppState>,
+    metrics: web::Data<HttpMetrics>,
+) -> anyhow::Result<(u16, Server)> {
+    let listener = TcpListener::bind(address).with_context(|| format!("binding {address} (METRICS_BIND_ADDR)"))?;
+    let port = listener.local_addr()?.port();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(metrics.clone())
+            .route("/metrics", web::get().to(routes::render_metrics))
+    })
+    .workers(1)
+    .listen(listener)?
+    .disable_signals()
+    .run();
+    Ok((port, server))
 }
 
 /// SIGTERM or SIGINT.
@@ -178,6 +220,7 @@ async fn wire(
     db: Db,
     job_locks: PgJobLocks,
     supervisor: &Supervisor,
+    registry: &prometheus::Registry,
 ) -> anyhow::Result<(AppState, Vec<JoinHandle<()>>)> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let outbound = OutboundTargets { allow_loopback: config.outbound_allow_loopback };
@@ -188,6 +231,12 @@ async fn wire(
     let cache = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
     let variances = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
     let forecasts = MokaReportCache::new(opsd_cache::TIME_TO_LIVE, config.optimization_cache_capacity);
+    let caches = crate::metrics::ReportCacheMetrics::new(vec![
+        ("optimization", Box::new(cache.clone())),
+        ("variance", Box::new(variances.clone())),
+        ("forecast", Box::new(forecasts.clone())),
+    ]);
+    registry.register(Box::new(caches)).context("registering the cache metrics")?;
     let on_invalidation: InvalidationHandler = Arc::new({
         let (cache, variances, forecasts, db) = (cache.clone(), variances.clone(), forecasts.clone(), db.clone());
         move |team| {
@@ -391,6 +440,7 @@ async fn wire(
         guest_event_queue: guest_event_store,
         guest_event_wake,
         job_history: Arc::new(PgJobRunStore::new(db.clone())),
+        metrics: crate::metrics::OperationalMetrics::new(registry).context("registering the job metrics")?,
         nudges: compliance,
         jobs: Arc::new(JobRunner::new(Arc::new(job_locks), Arc::new(PgJobRunStore::new(db)), clock)),
     };

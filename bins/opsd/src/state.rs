@@ -55,4 +55,6 @@ pub struct AppState {
     pub nudges: Arc<opsd_nudges::NudgeJobs>,
     /// Each job's last run and its last day, for the console.
     pub job_history: Arc<dyn opsd_jobs::JobHistory>,
+    /// Job runs, and the figures `/metrics` reads afresh at each scrape.
+    pub metrics: crate::metrics::OperationalMetrics,
 }

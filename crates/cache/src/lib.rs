@@ -47,6 +47,14 @@ pub struct MokaReportCache<V: Send + Sync + 'static = RenderedReport> {
     epoch: Arc<Mutex<u64>>,
     /// Invalidations so far, of any team; a thread's copy taken before the latest one is not used.
     invalidations: Arc<AtomicU64>,
+    lookups: Arc<Lookups>,
+}
+
+/// Hits and misses so far, for `/metrics`.
+#[derive(Default)]
+struct Lookups {
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl<V: Send + Sync + 'static> MokaReportCache<V> {
@@ -62,7 +70,22 @@ impl<V: Send + Sync + 'static> MokaReportCache<V> {
             generations: Arc::new(Mutex::new(HashMap::new())),
             epoch: Arc::new(Mutex::new(0)),
             invalidations: Arc::new(AtomicU64::new(0)),
+            lookups: Arc::default(),
         }
+    }
+
+    /// Lookups so far: (hits, misses).
+    pub fn lookups(&self) -> (u64, u64) {
+        (self.lookups.hits.load(Ordering::Relaxed), self.lookups.misses.load(Ordering::Relaxed))
+    }
+
+    fn counted(&self, lookup: CacheLookup<V>) -> CacheLookup<V> {
+        let counter = match lookup {
+            CacheLookup::Hit(_) => &self.lookups.hits,
+            CacheLookup::Miss { .. } => &self.lookups.misses,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        lookup
     }
 
     fn generation(&self, team: &TeamId) -> u64 {
@@ -100,9 +123,9 @@ impl<V: Send + Sync + 'static> ReportCache<V> for MokaReportCache<V> {
         let version = self.invalidations.load(Ordering::Acquire);
         let now = Instant::now();
         if let Some(report) = front::get(self.id, key, version, now) {
-            return CacheLookup::Hit(report);
+            return self.counted(CacheLookup::Hit(report));
         }
-        match self.entries.get(key).await {
+        self.counted(match self.entries.get(key).await {
             Some(stored) => {
                 front::put(self.id, key, stored.value.clone(), version, now, stored.expires);
                 CacheLookup::Hit(stored.value)
@@ -110,7 +133,7 @@ impl<V: Send + Sync + 'static> ReportCache<V> for MokaReportCache<V> {
             // Read after the lookup but before the caller's load: an invalidation from here on
             // changes it, and `put` then drops the load's result.
             None => CacheLookup::Miss { generation: self.generation(&key.team) },
-        }
+        })
     }
 
     async fn put(&self, key: ReportKey, report: Arc<V>, generation: u64) {
@@ -157,6 +180,7 @@ mod tests {
         cache.invalidate(Some(&TeamId::new("org_1")));
         miss(&cache, &key("org_1")).await;
         assert!(matches!(cache.get(&key("org_2")).await, CacheLookup::Hit(_)), "other teams keep theirs");
+        assert_eq!(cache.lookups(), (2, 3), "two hits, three misses");
     }
 
     #[tokio::test]

@@ -235,9 +235,19 @@ pub struct QueueOverview {
     pub failed: Vec<FailedEvent>,
 }
 
+/// What waits in the queue (queued or being processed), for `/metrics`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Backlog {
+    pub depth: u64,
+    /// Since the oldest waiting event was received; zero when none waits.
+    pub oldest_seconds: f64,
+}
+
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait GuestEventQueue: Send + Sync {
+    /// How many events wait, and for how long the oldest has.
+    async fn backlog(&self) -> Result<Backlog, StoreError>;
     /// Events by state, and the `failed_limit` most recent failed ones.
     async fn overview(&self, failed_limit: u32) -> Result<QueueOverview, StoreError>;
     /// Queues a failed event again, with fresh attempts; `false` when it is not failed.

@@ -59,11 +59,11 @@ pub enum JobAnswer {
 
 impl JobRunner {
     /// Calls a job: `disabled` while it is off, `skipped` while another run holds its lock,
-    /// otherwise its run's answer.
-    pub async fn call(&self, job: &dyn Job) -> Result<JobAnswer, StoreError> {
+    /// otherwise its run's answer; with the status it ended in.
+    pub async fn call(&self, job: &dyn Job) -> Result<(JobStatus, JobAnswer), StoreError> {
         let format = job.format();
         if !job.enabled() {
-            return Ok(answer(format, "disabled", json!({ "status": "disabled" })));
+            return Ok((JobStatus::Disabled, answer(format, "disabled", json!({ "status": "disabled" }))));
         }
         let run = self
             .run(job.name(), |correlation| async move {
@@ -76,11 +76,20 @@ impl JobRunner {
             })
             .await?;
         Ok(match run {
-            JobRun::AlreadyRunning => answer(format, "skipped: already running", json!({ "status": "skipped" })),
-            JobRun::Ran { outcome, .. } => match format {
-                AnswerFormat::Text => JobAnswer::Text(outcome.result.answer.as_str().unwrap_or_default().to_owned()),
-                AnswerFormat::Json => JobAnswer::Json { body: outcome.result.answer, healthy: outcome.result.healthy },
-            },
+            JobRun::AlreadyRunning => {
+                (JobStatus::Skipped, answer(format, "skipped: already running", json!({ "status": "skipped" })))
+            }
+            JobRun::Ran { outcome, .. } => (
+                outcome.status,
+                match format {
+                    AnswerFormat::Text => {
+                        JobAnswer::Text(outcome.result.answer.as_str().unwrap_or_default().to_owned())
+                    }
+                    AnswerFormat::Json => {
+                        JobAnswer::Json { body: outcome.result.answer, healthy: outcome.result.healthy }
+                    }
+                },
+            ),
         })
     }
 }
@@ -155,20 +164,23 @@ mod tests {
     async fn every_job_answers_in_its_format_when_it_ran_was_skipped_or_is_off() {
         let text = Counting { format: AnswerFormat::Text, enabled: true };
         let json = Counting { format: AnswerFormat::Json, enabled: true };
-        assert_eq!(runner(true).call(&text).await.unwrap(), JobAnswer::Text("ok: 3 counted".into()));
+        assert_eq!(runner(true).call(&text).await.unwrap(), (JobStatus::Ok, JobAnswer::Text("ok: 3 counted".into())));
         assert_eq!(
             runner(true).call(&json).await.unwrap(),
-            JobAnswer::Json { body: json!({ "status": "ok", "counted": 3 }), healthy: true }
+            (JobStatus::Ok, JobAnswer::Json { body: json!({ "status": "ok", "counted": 3 }), healthy: true })
         );
-        assert_eq!(runner(false).call(&text).await.unwrap(), JobAnswer::Text("skipped: already running".into()));
+        assert_eq!(
+            runner(false).call(&text).await.unwrap(),
+            (JobStatus::Skipped, JobAnswer::Text("skipped: already running".into()))
+        );
         assert_eq!(
             runner(false).call(&json).await.unwrap(),
-            JobAnswer::Json { body: json!({ "status": "skipped" }), healthy: true }
+            (JobStatus::Skipped, JobAnswer::Json { body: json!({ "status": "skipped" }), healthy: true })
         );
         let off = Counting { format: AnswerFormat::Json, enabled: false };
         assert_eq!(
             runner(true).call(&off).await.unwrap(),
-            JobAnswer::Json { body: json!({ "status": "disabled" }), healthy: true }
+            (JobStatus::Disabled, JobAnswer::Json { body: json!({ "status": "disabled" }), healthy: true })
         );
     }
 }

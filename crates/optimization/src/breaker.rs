@@ -97,6 +97,16 @@ impl CircuitBreaker {
         }
     }
 
+    /// Whether calls are refused now (open, or its one trial call is out).
+    pub fn is_open(&self) -> bool {
+        let now = self.clock.now();
+        match *self.lock() {
+            State::Closed { .. } => false,
+            State::Open { until } => now < until,
+            State::HalfOpen { since } => now < since + self.open_for,
+        }
+    }
+
     fn record_failure(&self) {
         let mut state = self.lock();
         *state = match *state {
@@ -142,8 +152,10 @@ mod tests {
         breaker.admit().unwrap().success();
         fail(&breaker, 4);
         assert!(breaker.admit().is_ok(), "four failures keep it closed");
+        assert!(!breaker.is_open());
         fail(&breaker, 1);
         assert_eq!(refused(&breaker), Some(30));
+        assert!(breaker.is_open());
     }
 
     #[test]
@@ -155,11 +167,13 @@ mod tests {
         now.fetch_add(1, Ordering::SeqCst);
         let trial = breaker.admit().expect("the trial");
         assert_eq!(refused(&breaker), Some(1), "only one trial at a time");
+        assert!(breaker.is_open(), "refusing while the trial is out");
         trial.failure();
         assert_eq!(refused(&breaker), Some(30), "a failed trial reopens it");
         now.fetch_add(30, Ordering::SeqCst);
         breaker.admit().unwrap().success();
         assert!(breaker.admit().is_ok() && breaker.admit().is_ok(), "a good trial closes it");
+        assert!(!breaker.is_open());
     }
 
     #[test]

@@ -82,6 +82,11 @@ impl OptimizationService {
         Ok(written)
     }
 
+    /// Whether the analytics store's circuit refuses reads now.
+    pub fn store_circuit_open(&self) -> bool {
+        self.breaker.is_open()
+    }
+
     /// Runs a store read through the circuit breaker.
     async fn guarded<T>(&self, call: impl Future<Output = Result<T, StoreError>>) -> Result<T, OptimizationError> {
         let permit = self.breaker.admit().map_err(OptimizationError::Domain)?;

@@ -1,3 +1,4 @@
+use crate::calls::{Target, observed};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -22,10 +23,10 @@ impl SlackWebhookChat {
 impl TeamChat for SlackWebhookChat {
     async fn post(&self, webhook_url: &str, text: &str) -> Result<(), String> {
         self.targets.check(webhook_url).await.map_err(|rejected| format!("refused target: {rejected}"))?;
-        let response =
-            self.client.post(webhook_url).json(&serde_json::json!({ "text": text })).send().await.map_err(|error| {
-                if error.is_timeout() { "timeout".to_owned() } else { "connection failed".to_owned() }
-            })?;
+        let sent = self.client.post(webhook_url).json(&serde_json::json!({ "text": text })).send();
+        let response = observed(Target::Chat, sent)
+            .await
+            .map_err(|error| if error.is_timeout() { "timeout".to_owned() } else { "connection failed".to_owned() })?;
         if response.status().is_success() { Ok(()) } else { Err(format!("answered {}", response.status().as_u16())) }
     }
 }
@@ -53,9 +54,14 @@ mod tests {
             .mount(&server)
             .await;
         let chat = SlackWebhookChat::new(OutboundTargets { allow_loopback: true }, Duration::from_millis(300));
+        let counts = || ["2xx", "5xx", "timeout"].map(|outcome| crate::calls::count(Target::Chat, outcome));
+        let before = counts();
         assert_eq!(chat.post(&format!("{}/ok", server.uri()), "hello").await, Ok(()));
         assert_eq!(chat.post(&format!("{}/down", server.uri()), "hello").await, Err("answered 500".into()));
         assert_eq!(chat.post(&format!("{}/slow", server.uri()), "hello").await, Err("timeout".into()));
+        // Each call counted by its outcome (other tests of this process count chat calls too).
+        let after = counts();
+        assert!(before.iter().zip(after).all(|(before, after)| after > *before), "{before:?} -> {after:?}");
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! An OpenAI-compatible streaming chat-completions endpoint behind the language-model port.
 //! Provider errors are classified by status and shape only; their text never leaves this adapter.
 
+use crate::calls::{Target, observed, record};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -88,10 +89,11 @@ impl LanguageModel for ChatCompletions {
         let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
         let idle = self.config.idle_timeout;
         let sent = self.client.post(url).bearer_auth(self.config.api_key.expose_secret()).json(&body).send();
-        let response = match tokio::time::timeout(idle, sent).await {
+        let response = match tokio::time::timeout(idle, observed(Target::LanguageModel, sent)).await {
             Ok(Ok(response)) => response,
             Ok(Err(_)) => return Err(ModelError::Network),
             Err(_) => {
+                record(Target::LanguageModel, "timeout");
                 tracing::warn!(timeout_ms = idle.as_millis() as u64, "the language model did not answer in time");
                 return Err(ModelError::Network);
             }

@@ -1,3 +1,4 @@
+use crate::calls::{Target, observed};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -23,10 +24,7 @@ impl HttpJwksFetcher {
 #[async_trait]
 impl JwksFetcher for HttpJwksFetcher {
     async fn fetch(&self) -> Result<JwkSet, StoreError> {
-        let response = self
-            .client
-            .get(&self.url)
-            .send()
+        let response = observed(Target::Jwks, self.client.get(&self.url).send())
             .await
             .map_err(|error| StoreError::Unavailable(format!("JWKS request: {error}")))?;
         if !response.status().is_success() {

@@ -1,5 +1,6 @@
 //! Outbound HTTP adapters (reqwest) for the domain ports.
 
+mod calls;
 mod chat;
 mod chat_completions;
 mod jwks;
@@ -7,6 +8,7 @@ mod seven_shifts;
 mod url_policy;
 mod web_push;
 
+pub use calls::register_metrics;
 pub use chat::SlackWebhookChat;
 pub use chat_completions::{ChatCompletions, ChatCompletionsConfig};
 pub use jwks::HttpJwksFetcher;

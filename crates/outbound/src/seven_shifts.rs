@@ -9,6 +9,7 @@
 //! and the webhooks' `10.00` are other endpoints). Time punches are listed with
 //! `include_deleted=true`, so a deleted punch comes back with `"deleted": true` and is removed.
 
+use crate::calls::{Target, observed};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -237,13 +238,9 @@ impl SevenShifts {
     async fn get<T: DeserializeOwned>(&self, resource: &str, params: &[(&str, String)]) -> Result<T, ProviderError> {
         let mut wait = self.config.backoff;
         for attempt in 0..=RETRIES {
-            let sent = self
-                .client
-                .get(self.url(resource))
-                .bearer_auth(self.config.token.expose_secret())
-                .query(params)
-                .send()
-                .await;
+            let request =
+                self.client.get(self.url(resource)).bearer_auth(self.config.token.expose_secret()).query(params);
+            let sent = observed(Target::SevenShifts, request.send()).await;
             let retry = match sent {
                 Ok(response) if response.status().is_success() => {
                     let body = response

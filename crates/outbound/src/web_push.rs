@@ -1,6 +1,7 @@
 //! Sending web push: RFC 8291 encryption and RFC 8292 VAPID by the web-push crate, the request over
 //! reqwest through the SSRF-guarded client.
 
+use crate::calls::{Target, observed};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -144,7 +145,7 @@ impl PushSender for VapidPushSender {
             }
             request = request.body(payload.content);
         }
-        match request.send().await {
+        match observed(Target::Push, request.send()).await {
             Ok(response) => match response.status().as_u16() {
                 200..=299 => DeliveryResult::Accepted,
                 404 | 410 => DeliveryResult::Gone,

@@ -5,8 +5,8 @@ use diesel::sql_types::{Bool, Int2, Int4, Jsonb, Nullable, Text, Timestamptz, Uu
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
 use opsd_coupons::{
-    ClaimedEvent, EnqueueOutcome, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, OfferId,
-    QueueOverview, QueuedEvent, ReservationId,
+    Backlog, ClaimedEvent, EnqueueOutcome, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome,
+    OfferId, QueueOverview, QueuedEvent, ReservationId,
 };
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -346,6 +346,14 @@ impl GuestEventStore for PgGuestEventStore {
 }
 
 #[derive(QueryableByName)]
+struct BacklogRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    depth: i64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    oldest_seconds: f64,
+}
+
+#[derive(QueryableByName)]
 struct StateCount {
     #[diesel(sql_type = Text)]
     state: String,
@@ -371,6 +379,20 @@ struct FailedRow {
 
 #[async_trait]
 impl GuestEventQueue for PgGuestEventStore {
+    async fn backlog(&self) -> Result<Backlog, StoreError> {
+        let mut conn = self.db.conn().await?;
+        // The ready index holds exactly the waiting events.
+        let row: BacklogRow = prepared(
+            "SELECT count(*) AS depth, \
+                    COALESCE(EXTRACT(EPOCH FROM now() - min(received_at)), 0)::float8 AS oldest_seconds \
+             FROM guest_events WHERE state IN ('queued', 'processing')",
+        )
+        .get_result(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(Backlog { depth: u64::try_from(row.depth).unwrap_or_default(), oldest_seconds: row.oldest_seconds })
+    }
+
     async fn overview(&self, failed_limit: u32) -> Result<QueueOverview, StoreError> {
         let mut conn = self.db.conn().await?;
         let by_state: Vec<StateCount> =

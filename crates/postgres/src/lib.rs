@@ -49,7 +49,7 @@ pub use memberships::PgMembershipStore;
 pub use migrations::{MIGRATIONS, MigrationState, migration_status, revert_migrations, run_migrations};
 pub use nudges::{PgAnnouncementStore, PgNudgeStore};
 pub use planning::PgPlanningStore;
-pub use pool::{Db, DbConfig, PoolMode, Topology};
+pub use pool::{Db, DbConfig, PoolMode, PoolStatus, Topology};
 pub use punches::{PgPunchStore, upsert_punches};
 pub use push::{PgMemberDirectory, PgRateLimiter, PgSubscriptionStore};
 pub use replicas::ReplicaStats;

@@ -56,6 +56,18 @@ pub enum PoolMode {
 /// How long a bulk write waits for its turn ([`Db::bulk_conn`]) before it is answered 503.
 pub const BULK_WAIT: Duration = Duration::from_secs(30);
 
+/// One pool's connections at a moment, for `/metrics`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolStatus {
+    pub name: String,
+    pub max: usize,
+    /// Connections open, lent out or idle.
+    pub open: usize,
+    pub idle: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
+}
+
 /// The connection pool, shared by every adapter; and, once [`Db::split_for_workers`] and
 /// [`Db::attach_worker`] ran, one connection per HTTP worker thread for [`Db::worker_conn`], all
 /// within `max_connections`.
@@ -312,6 +324,24 @@ impl Db {
     /// The replicas' reads, fallbacks and lag; `None` without replicas.
     pub fn replica_stats(&self) -> Option<ReplicaStats> {
         self.replicas.as_ref().map(|replicas| replicas.stats())
+    }
+
+    /// Each pool's connections: the primary's (`primary`), then each replica's (`replica0`, ...).
+    pub fn pool_status(&self) -> Vec<PoolStatus> {
+        let status = |name: String, pool: &Pool<AsyncPgConnection>| {
+            let status = pool.status();
+            PoolStatus {
+                name,
+                max: status.max_size,
+                open: status.size,
+                idle: status.available,
+                waiting: status.waiting,
+            }
+        };
+        let replicas = self.replicas.iter().flat_map(|replicas| replicas.members.iter());
+        std::iter::once(status("primary".into(), &self.pool))
+            .chain(replicas.enumerate().map(|(index, replica)| status(format!("replica{index}"), &replica.pool)))
+            .collect()
     }
 
     /// `SELECT 1`: the database answers.

@@ -50,7 +50,10 @@ pub struct PruneAnswer {
 /// The one handler of every job: runs it through the runner and renders its answer, text as
 /// `text/plain`, JSON as JSON (500 when the run raised its health gate).
 pub(crate) async fn call(state: &AppState, job: &str) -> Result<HttpResponse, ApiError> {
-    Ok(match state.jobs.call(state.cron.get(job)).await? {
+    let started = std::time::Instant::now();
+    let called = state.jobs.call(state.cron.get(job)).await;
+    state.metrics.job_called(job, called.as_ref().ok().map(|(status, _)| *status), started.elapsed());
+    Ok(match called?.1 {
         JobAnswer::Text(text) => HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(text),
         JobAnswer::Json { body, healthy: true } => HttpResponse::Ok().json(body),
         JobAnswer::Json { body, healthy: false } => HttpResponse::InternalServerError().json(body),

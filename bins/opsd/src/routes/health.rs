@@ -46,7 +46,16 @@ pub async fn ready(state: web::Data<AppState>, supervisor: web::Data<Supervisor>
 
 /// Prometheus text exposition: request counts and latency histograms by route and status.
 #[utoipa::path(get, path = "/metrics", tags = ["operations"], responses((status = 200, description = "Prometheus text format", content_type = "text/plain")))]
-pub async fn metrics(metrics: web::Data<HttpMetrics>) -> HttpResponse {
+pub async fn metrics(metrics: web::Data<HttpMetrics>, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    if metrics.served_apart {
+        return Err(ApiError::NotFound);
+    }
+    Ok(render_metrics(metrics, state).await)
+}
+
+/// `/metrics` itself: on the API's address, or alone on `METRICS_BIND_ADDR`.
+pub async fn render_metrics(metrics: web::Data<HttpMetrics>, state: web::Data<AppState>) -> HttpResponse {
+    state.metrics.refresh(&state).await;
     let mut buffer = Vec::new();
     TextEncoder::new().encode(&metrics.registry.gather(), &mut buffer).expect("metrics encode");
     HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(buffer)

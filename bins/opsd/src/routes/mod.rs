@@ -30,7 +30,7 @@ pub use analytics::{
 pub use assistant::{ChatRequest, MessageIn, SseEvent};
 pub use coupons::{Accepted, JobStatusBody, Offer, OfferRequest, Reservation, SweepReportSchema, decode_guest_event};
 pub use cron::PruneAnswer;
-pub use health::{HealthStatus, Readiness};
+pub use health::{HealthStatus, Readiness, render_metrics};
 pub use incidents::{
     Comment, CommentRequest, Contact, ContactMode, ContactRequest, Incident, IncidentDetail, IncidentRequest, Page,
     StatusChange, StatusRequest,
