@@ -15,7 +15,8 @@ async fn main() -> anyhow::Result<()> {
     {
         anyhow::bail!(".env: {error}");
     }
-    telemetry::init("info");
+    // Held to the end: dropping it sends the spans still buffered.
+    let _telemetry = telemetry::init("info");
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
         Command::CheckConfig => opsd::operations::check_config().await,

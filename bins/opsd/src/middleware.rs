@@ -30,7 +30,24 @@ pub async fn request_id(
         .and_then(|v| v.to_str().ok())
         .filter(|v| sane(v))
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
-    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
+    let span = tracing::info_span!(
+        "request",
+        // By its method and route pattern, when exported (a span's name cannot change once it has
+        // children, and routing comes after this).
+        otel.name = tracing::field::Empty,
+        otel.kind = "server",
+        request_id = %id,
+        method = %req.method(),
+        path = %req.path(),
+        trace_id = tracing::field::Empty,
+        span_id = tracing::field::Empty,
+    );
+    if crate::telemetry::traces_exported() {
+        if let Some(metrics) = req.app_data::<actix_web::web::Data<HttpMetrics>>() {
+            span.record("otel.name", format!("{} {}", req.method(), metrics.pattern_of(req.path())));
+        }
+        continue_trace(&span, req.headers());
+    }
     async move {
         let started = Instant::now();
         let header = HeaderValue::from_str(&id).expect("a sane id is a header value");
@@ -53,6 +70,31 @@ pub async fn request_id(
     }
     .instrument(span)
     .await
+}
+
+/// Makes `span` a child of the caller's W3C `traceparent`, when it sent one, and writes its ids
+/// into the span's fields, so that every log line of the request names them.
+fn continue_trace(span: &tracing::Span, headers: &actix_web::http::header::HeaderMap) {
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    struct Headers<'a>(&'a actix_web::http::header::HeaderMap);
+    impl opentelemetry::propagation::Extractor for Headers<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(|value| value.to_str().ok())
+        }
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(|name| name.as_str()).collect()
+        }
+    }
+    let parent = opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(&Headers(headers)));
+    let _ = span.set_parent(parent);
+    let context = span.context();
+    let own = context.span().span_context().clone();
+    if own.is_valid() {
+        span.record("trace_id", tracing::field::display(own.trace_id()));
+        span.record("span_id", tracing::field::display(own.span_id()));
+    }
 }
 
 /// Every layer an answer passes through, innermost first: panics caught, `Idempotency-Key`
@@ -216,7 +258,7 @@ impl HttpMetrics {
     }
 
     /// The pattern of the first route that matches `path`, as actix routes it.
-    fn pattern_of(&self, path: &str) -> &str {
+    pub(crate) fn pattern_of(&self, path: &str) -> &str {
         self.routes.iter().find(|route| route.is_match(path)).map_or("unmatched", |route| route.pattern().unwrap_or(""))
     }
 

@@ -1,8 +1,11 @@
-//! Every outbound call counted by target and outcome, for `/metrics`: the counter is registered
-//! once by the binary ([`register_metrics`]); calls made before that are counted all the same.
+//! Every outbound call: a span of its own (a client span of the caller's trace, whose W3C
+//! `traceparent` it carries to the third party), and counted by target and outcome for `/metrics`
+//! (the counter is registered once by the binary, [`register_metrics`]; calls made before that
+//! are counted all the same).
 
-use std::future::Future;
 use std::sync::LazyLock;
+
+use tracing::Instrument;
 
 use prometheus::{IntCounterVec, Opts, Registry};
 
@@ -52,12 +55,20 @@ pub fn register_metrics(registry: &Registry) -> prometheus::Result<()> {
     registry.register(Box::new(CALLS.clone()))
 }
 
-/// Sends, and counts the call by what came back.
-pub(crate) async fn observed(
-    target: Target,
-    sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
-) -> reqwest::Result<reqwest::Response> {
-    let answer = sent.await;
+/// Sends, in its span and with its trace's `traceparent`, and counts the call by what came back.
+pub(crate) async fn observed(target: Target, request: reqwest::RequestBuilder) -> reqwest::Result<reqwest::Response> {
+    let span = tracing::info_span!(
+        "outbound call",
+        otel.name = %format!("call {}", target.label()),
+        otel.kind = "client",
+        target = target.label(),
+        http.response.status_code = tracing::field::Empty,
+    );
+    let request = request.headers(trace_headers(&span));
+    let answer = request.send().instrument(span.clone()).await;
+    if let Ok(response) = &answer {
+        span.record("http.response.status_code", response.status().as_u16());
+    }
     let outcome = match &answer {
         Ok(response) if response.status().is_success() => "2xx",
         Ok(response) if response.status().is_client_error() => "4xx",
@@ -67,6 +78,17 @@ pub(crate) async fn observed(
     };
     record(target, outcome);
     answer
+}
+
+/// `traceparent` (and `tracestate`) naming `span`; nothing when traces are not exported.
+fn trace_headers(span: &tracing::Span) -> reqwest::header::HeaderMap {
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    let mut headers = reqwest::header::HeaderMap::new();
+    let context = span.context();
+    opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.inject_context(&context, &mut opentelemetry_http::HeaderInjector(&mut headers));
+    });
+    headers
 }
 
 /// Counts a call whose outcome was decided without its answer (a deadline of the caller's own).

@@ -23,8 +23,8 @@ impl SlackWebhookChat {
 impl TeamChat for SlackWebhookChat {
     async fn post(&self, webhook_url: &str, text: &str) -> Result<(), String> {
         self.targets.check(webhook_url).await.map_err(|rejected| format!("refused target: {rejected}"))?;
-        let sent = self.client.post(webhook_url).json(&serde_json::json!({ "text": text })).send();
-        let response = observed(Target::Chat, sent)
+        let request = self.client.post(webhook_url).json(&serde_json::json!({ "text": text }));
+        let response = observed(Target::Chat, request)
             .await
             .map_err(|error| if error.is_timeout() { "timeout".to_owned() } else { "connection failed".to_owned() })?;
         if response.status().is_success() { Ok(()) } else { Err(format!("answered {}", response.status().as_u16())) }

@@ -88,8 +88,8 @@ impl LanguageModel for ChatCompletions {
         });
         let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
         let idle = self.config.idle_timeout;
-        let sent = self.client.post(url).bearer_auth(self.config.api_key.expose_secret()).json(&body).send();
-        let response = match tokio::time::timeout(idle, observed(Target::LanguageModel, sent)).await {
+        let request = self.client.post(url).bearer_auth(self.config.api_key.expose_secret()).json(&body);
+        let response = match tokio::time::timeout(idle, observed(Target::LanguageModel, request)).await {
             Ok(Ok(response)) => response,
             Ok(Err(_)) => return Err(ModelError::Network),
             Err(_) => {

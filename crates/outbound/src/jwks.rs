@@ -24,7 +24,7 @@ impl HttpJwksFetcher {
 #[async_trait]
 impl JwksFetcher for HttpJwksFetcher {
     async fn fetch(&self) -> Result<JwkSet, StoreError> {
-        let response = observed(Target::Jwks, self.client.get(&self.url).send())
+        let response = observed(Target::Jwks, self.client.get(&self.url))
             .await
             .map_err(|error| StoreError::Unavailable(format!("JWKS request: {error}")))?;
         if !response.status().is_success() {

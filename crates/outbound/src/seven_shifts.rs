@@ -240,7 +240,7 @@ impl SevenShifts {
         for attempt in 0..=RETRIES {
             let request =
                 self.client.get(self.url(resource)).bearer_auth(self.config.token.expose_secret()).query(params);
-            let sent = observed(Target::SevenShifts, request.send()).await;
+            let sent = observed(Target::SevenShifts, request).await;
             let retry = match sent {
                 Ok(response) if response.status().is_success() => {
                     let body = response

@@ -145,7 +145,7 @@ impl PushSender for VapidPushSender {
             }
             request = request.body(payload.content);
         }
-        match observed(Target::Push, request.send()).await {
+        match observed(Target::Push, request).await {
             Ok(response) => match response.status().as_u16() {
                 200..=299 => DeliveryResult::Accepted,
                 404 | 410 => DeliveryResult::Gone,

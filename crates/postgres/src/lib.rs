@@ -28,6 +28,7 @@ mod reports;
 mod schedule;
 pub mod schema;
 mod shifts;
+mod statement_spans;
 mod tls;
 
 pub use analytics::PgAnalyticsStore;
@@ -56,3 +57,4 @@ pub use replicas::ReplicaStats;
 pub use reports::PgReportStore;
 pub use schedule::PgScheduleStore;
 pub use shifts::upsert_shifts;
+pub use statement_spans::trace_statements;

@@ -51,7 +51,8 @@ pub struct PruneAnswer {
 /// `text/plain`, JSON as JSON (500 when the run raised its health gate).
 pub(crate) async fn call(state: &AppState, job: &str) -> Result<HttpResponse, ApiError> {
     let started = std::time::Instant::now();
-    let called = state.jobs.call(state.cron.get(job)).await;
+    let span = tracing::info_span!("job", otel.name = %format!("job {job}"), job_name = job);
+    let called = tracing::Instrument::instrument(state.jobs.call(state.cron.get(job)), span).await;
     state.metrics.job_called(job, called.as_ref().ok().map(|(status, _)| *status), started.elapsed());
     Ok(match called?.1 {
         JobAnswer::Text(text) => HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(text),
