@@ -8,7 +8,10 @@ use uuid::Uuid;
 use crate::ports::{AnnouncementStore, PendingPush, UserPush};
 
 /// How long a claimed push is leased to the instance delivering it.
-const PUSH_LEASE: time::Duration = time::Duration::seconds(60);
+const PUSH_LEASE: std::time::Duration = std::time::Duration::from_secs(60);
+/// How long a delivered push's record is retried when the database is away: well within the
+/// lease, so no other instance sends it again meanwhile.
+const RECORD_FOR: std::time::Duration = std::time::Duration::from_secs(40);
 /// Attempts before a push is given up; the wait after a failure doubles from one minute.
 const PUSH_ATTEMPTS: u32 = 5;
 /// Pushes claimed at once, and batches in one run.
@@ -115,8 +118,7 @@ impl AnnouncementService {
     pub async fn deliver_pending(&self) -> Result<u32, StoreError> {
         let mut reached = 0;
         for _ in 0..PUSH_BATCHES {
-            let now = self.clock.now();
-            let batch = self.store.claim_pushes(now, now + PUSH_LEASE, PUSH_BATCH).await?;
+            let batch = self.store.claim_pushes(PUSH_LEASE, PUSH_BATCH).await?;
             if batch.is_empty() {
                 break;
             }
@@ -127,11 +129,27 @@ impl AnnouncementService {
         Ok(reached)
     }
 
+    /// A sent push's record: retried while the lease lasts, since a push whose record is lost is
+    /// sent again after it.
+    async fn record_delivered(&self, push: &PendingPush, devices: u32) -> Result<(), StoreError> {
+        let deadline = tokio::time::Instant::now() + RECORD_FOR;
+        loop {
+            match self.store.push_delivered(push.announcement_id, &push.user_id, devices).await {
+                Ok(()) => return Ok(()),
+                Err(error) if tokio::time::Instant::now() >= deadline => return Err(error),
+                Err(error) => {
+                    tracing::warn!(announcement = %push.announcement_id, %error, "a sent push is not recorded yet");
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+
     async fn deliver(&self, push: PendingPush) -> Result<u32, StoreError> {
         let url = format!("/announcements/{}", push.announcement_id);
         match self.push.push(&push.user_id, &push.title, &push.body, &url).await {
             Ok(devices) => {
-                self.store.push_delivered(push.announcement_id, &push.user_id, devices).await?;
+                self.record_delivered(&push, devices).await?;
                 Ok(devices)
             }
             Err(error) => {
@@ -176,7 +194,7 @@ mod tests {
         let mut store = MockAnnouncementStore::new();
         store.expect_publish_due().returning(|_, _| Ok(Vec::new()));
         let mut batches = vec![vec![pending("ok", 1), pending("flaky", 2), pending("hopeless", 5)], Vec::new()];
-        store.expect_claim_pushes().times(2).returning(move |_, _, _| Ok(batches.remove(0)));
+        store.expect_claim_pushes().times(2).returning(move |_, _| Ok(batches.remove(0)));
         store
             .expect_push_delivered()
             .with(eq(Uuid::nil()), eq(UserId::new("ok")), eq(2))
@@ -200,5 +218,25 @@ mod tests {
         });
         let service = AnnouncementService::new(Arc::new(store), Arc::new(push), clock());
         assert_eq!(service.publish_due().await.unwrap(), (0, 2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_sent_pushs_record_is_retried_while_the_database_is_away_so_it_is_not_sent_again() {
+        let mut store = MockAnnouncementStore::new();
+        let mut batches = vec![vec![pending("ok", 1)], Vec::new()];
+        store.expect_claim_pushes().times(2).returning(move |lease, _| {
+            assert_eq!(lease, PUSH_LEASE);
+            Ok(batches.remove(0))
+        });
+        let mut refusals = 3;
+        store.expect_push_delivered().times(4).returning(move |_, _, _| {
+            refusals -= 1;
+            if refusals >= 0 { Err(StoreError::Unavailable("failover".into())) } else { Ok(()) }
+        });
+        store.expect_push_failed().never();
+        let mut push = MockUserPush::new();
+        push.expect_push().times(1).returning(|_, _, _, _| Ok(1));
+        let service = AnnouncementService::new(Arc::new(store), Arc::new(push), clock());
+        assert_eq!(service.deliver_pending().await.unwrap(), 1);
     }
 }

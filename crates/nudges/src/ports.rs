@@ -97,14 +97,10 @@ pub trait AnnouncementStore: Send + Sync {
     /// Marks due, unpublished announcements published (each exactly once, `SKIP LOCKED`) and, in
     /// the same transaction, queues one push per member of the team (the outbox); returns them.
     async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError>;
-    /// Claims up to `limit` queued pushes that are due at `now`, each leased until `lease_until`
-    /// (a dead instance's claim is taken again after it) and counted as an attempt.
-    async fn claim_pushes(
-        &self,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        limit: u32,
-    ) -> Result<Vec<PendingPush>, StoreError>;
+    /// Claims up to `limit` queued pushes that are due, each leased for `lease` (a dead instance's
+    /// claim is taken again after it) and counted as an attempt. Due and leased by the database's
+    /// clock: an instance whose clock runs ahead must not take a push another is still sending.
+    async fn claim_pushes(&self, lease: std::time::Duration, limit: u32) -> Result<Vec<PendingPush>, StoreError>;
     /// The push reached the member's devices (`devices` accepted it): it is never sent again.
     async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError>;
     /// The push failed: it is tried again at `retry_at`, or given up (`None`).

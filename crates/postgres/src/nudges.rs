@@ -401,7 +401,7 @@ impl AnnouncementStore for PgAnnouncementStore {
                RETURNING {ANNOUNCEMENT_COLUMNS}), \
              queued AS ( \
                INSERT INTO announcement_pushes (announcement_id, user_id, available_at, created_at) \
-               SELECT p.id, m.user_id, $1, $1 FROM published p \
+               SELECT p.id, m.user_id, now(), $1 FROM published p \
                JOIN memberships m ON m.team_id = p.team_id JOIN users u ON u.id = m.user_id AND u.deleted_at IS NULL \
                ON CONFLICT DO NOTHING) \
              SELECT {ANNOUNCEMENT_COLUMNS} FROM published"
@@ -414,12 +414,7 @@ impl AnnouncementStore for PgAnnouncementStore {
         Ok(rows.into_iter().map(Announcement::from).collect())
     }
 
-    async fn claim_pushes(
-        &self,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        limit: u32,
-    ) -> Result<Vec<PendingPush>, StoreError> {
+    async fn claim_pushes(&self, lease: std::time::Duration, limit: u32) -> Result<Vec<PendingPush>, StoreError> {
         #[derive(QueryableByName)]
         struct Claimed {
             #[diesel(sql_type = SqlUuid)]
@@ -435,16 +430,16 @@ impl AnnouncementStore for PgAnnouncementStore {
         }
         let mut conn = self.db.conn().await?;
         let rows: Vec<Claimed> = prepared(
-            "UPDATE announcement_pushes q SET available_at = $2, attempts = q.attempts + 1 \
+            "UPDATE announcement_pushes q SET available_at = now() + $1 * interval '1 millisecond', \
+               attempts = q.attempts + 1 \
              FROM announcements a \
              WHERE a.id = q.announcement_id AND (q.announcement_id, q.user_id) IN ( \
                SELECT announcement_id, user_id FROM announcement_pushes \
-               WHERE state = 'pending' AND available_at <= $1 \
-               ORDER BY available_at LIMIT $3 FOR UPDATE SKIP LOCKED) \
+               WHERE state = 'pending' AND available_at <= now() \
+               ORDER BY available_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
              RETURNING q.announcement_id, q.user_id, a.title, a.body, q.attempts",
         )
-        .bind::<Timestamptz, _>(now)
-        .bind::<Timestamptz, _>(lease_until)
+        .bind::<diesel::sql_types::BigInt, _>(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX))
         .bind::<diesel::sql_types::BigInt, _>(i64::from(limit))
         .load(&mut conn)
         .await
