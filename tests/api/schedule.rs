@@ -193,6 +193,9 @@ async fn the_view_defaults_filters_pages_and_hides_drafts() {
     let response = setup.view("downtown", &format!("start_date={}", day(0))).await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["deprecation"], "true");
+    assert_eq!(response.headers()["sunset"], "Wed, 30 Jun 2027 23:59:59 GMT");
+    let link = response.headers()["link"].to_str().unwrap();
+    assert_eq!(link, "</docs#tag/schedule>; rel=\"deprecation\"; type=\"text/html\"");
     let view: Value = response.json().await.unwrap();
     assert_eq!(view["location_slug"], "downtown");
     assert_eq!((view["start_date"].as_str(), view["end_date"].clone()), (Some(day(0).as_str()), json!(day(6))));

@@ -70,7 +70,11 @@ pub async fn sync_punches(state: web::Data<AppState>, _cron: CronSecret) -> Resu
 /// Deprecated, read-only: the imported shifts of a location, by start time. It never writes.
 #[utoipa::path(get, path = "/api/schedule/{location_slug}", operation_id = "view_schedule", tags = ["schedule"],
     params(("location_slug" = String, Path), ScheduleViewQuery), security(("apiKey" = [])),
-    responses((status = 200, body = ScheduleView, headers(("Deprecation" = String, description = "true")))))]
+    responses((status = 200, body = ScheduleView, headers(
+        ("Deprecation" = String, description = "true"),
+        ("Sunset" = String, description = "The HTTP date after which the view may be gone (RFC 8594)"),
+        ("Link" = String, description = "`rel=\"deprecation\"`: what to use instead"),
+    ))))]
 pub async fn view(
     state: web::Data<AppState>,
     _key: ApiKey,
@@ -80,5 +84,14 @@ pub async fn view(
     // Only a well-formed slug can name a location; anything else (a NUL included) is unknown.
     opsd_teams::LocationSlug::parse(&slug).map_err(|_| ApiError::NotFound)?;
     let view = state.schedule.view(&slug, &query.into()).await?.ok_or(ApiError::NotFound)?;
-    Ok(HttpResponse::Ok().insert_header(("Deprecation", "true")).json(ScheduleView::from(view)))
+    Ok(HttpResponse::Ok()
+        .insert_header(("Deprecation", "true"))
+        .insert_header(("Sunset", SCHEDULE_VIEW_SUNSET))
+        .insert_header(("Link", SCHEDULE_VIEW_SUCCESSOR))
+        .json(ScheduleView::from(view)))
 }
+
+/// When the legacy view may be removed (RFC 8594's HTTP date; the README names it too).
+pub const SCHEDULE_VIEW_SUNSET: &str = "Wed, 30 Jun 2027 23:59:59 GMT";
+/// Where its deprecation is explained: the API reference this server serves.
+const SCHEDULE_VIEW_SUCCESSOR: &str = "</docs#tag/schedule>; rel=\"deprecation\"; type=\"text/html\"";
