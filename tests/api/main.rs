@@ -5,6 +5,7 @@ mod assistant;
 mod auth;
 mod browser;
 mod console;
+mod cors;
 mod coupons;
 mod database_tls;
 mod errors;

@@ -25,6 +25,7 @@ pub fn test_config(db_url: &str) -> Config {
     Config {
         bind_addr: "127.0.0.1:0".parse().unwrap(),
         metrics_bind_addr: None,
+        cors_allowed_origins: Vec::new(),
         database: DatabaseConfig {
             url: SecretString::from(db_url),
             max_connections: 8,

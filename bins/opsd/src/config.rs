@@ -25,6 +25,9 @@ pub struct Config {
     pub identity: IdentityConfig,
     /// The web app's origin: cookie-authenticated unsafe requests must come from it.
     pub app_origin: Option<String>,
+    /// `CORS_ALLOWED_ORIGINS`: browser clients on these other origins may call the API (with a
+    /// bearer token; cookies stay first-party).
+    pub cors_allowed_origins: Vec<String>,
     /// Users who may open the console's operator pages (jobs, queue): `OPERATOR_USER_IDS`.
     pub operator_user_ids: Vec<String>,
     pub coupons: CouponConfig,
@@ -159,6 +162,7 @@ impl Config {
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
+            cors_allowed_origins: origins("CORS_ALLOWED_ORIGINS")?,
             operator_user_ids: list("OPERATOR_USER_IDS"),
             assistant: AssistantConfig {
                 base_url: text("ASSISTANT_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
@@ -287,4 +291,23 @@ pub fn bind_addr() -> Result<SocketAddr, ConfigError> {
 /// One HTTP worker per core, as actix-web's own default (two when the count cannot be read).
 pub fn http_workers() -> usize {
     std::thread::available_parallelism().map_or(2, |cores| cores.get())
+}
+
+/// A comma-separated list of origins (`scheme://host[:port]`, nothing after), each checked.
+fn origins(name: &'static str) -> Result<Vec<String>, ConfigError> {
+    let Some(raw) = text(name) else { return Ok(Vec::new()) };
+    raw.split(',')
+        .map(str::trim)
+        .filter(|origin| !origin.is_empty())
+        .map(|origin| {
+            let parsed = url::Url::parse(origin)
+                .map_err(|error| ConfigError { name, problem: format!("{origin:?}: {error}") })?;
+            let serialized = parsed.origin().ascii_serialization();
+            if matches!(parsed.scheme(), "http" | "https") && serialized == origin.trim_end_matches('/') {
+                Ok(serialized)
+            } else {
+                Err(ConfigError { name, problem: format!("{origin:?} is not an origin (scheme://host[:port])") })
+            }
+        })
+        .collect()
 }

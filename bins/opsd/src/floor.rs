@@ -34,7 +34,7 @@ pub fn server(listener: TcpListener, body: Bytes) -> std::io::Result<Server> {
             }
         };
         let floor = web::resource(PATH).app_data(RoutePattern(PATH.into())).route(web::get().to(answer));
-        layered(App::new().app_data(metrics.clone()).service(floor))
+        layered(App::new().app_data(metrics.clone()).service(floor), Vec::new())
     })
     .workers(http_workers())
     .listen(listener)?

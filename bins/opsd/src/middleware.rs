@@ -101,6 +101,7 @@ fn continue_trace(span: &tracing::Span, headers: &actix_web::http::header::Heade
 /// answers kept and replayed, security headers, metrics, the request id.
 pub fn layered<T>(
     app: App<T>,
+    cors_origins: Vec<String>,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -120,10 +121,41 @@ where
         > + 'static,
 {
     app.wrap(from_fn(catch_panics))
+        .wrap(actix_web::middleware::Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
         .wrap(from_fn(crate::idempotency::idempotent_creates))
         .wrap(from_fn(security_headers))
         .wrap(from_fn(record_metrics))
         .wrap(from_fn(request_id))
+}
+
+/// Cross-origin calls from `CORS_ALLOWED_ORIGINS` only: preflights answered with the methods and
+/// request headers the API takes, the headers clients read exposed, and no credentials (cookies stay
+/// first-party: a browser on another origin calls with a bearer token). Any other origin gets no
+/// `Access-Control-Allow-Origin`, so its browser refuses the answer.
+fn cors(origins: &[String]) -> actix_cors::Cors {
+    use actix_web::http::{Method, header};
+    let cors = origins.iter().fold(actix_cors::Cors::default(), |cors, origin| cors.allowed_origin(origin));
+    cors.allowed_methods([Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE])
+        .allowed_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_NONE_MATCH,
+            crate::idempotency::IDEMPOTENCY_KEY.clone(),
+            header::HeaderName::from_static("traceparent"),
+            header::HeaderName::from_static("tracestate"),
+            REQUEST_ID.clone(),
+        ])
+        .expose_headers([
+            REQUEST_ID.clone(),
+            crate::idempotency::REPLAYED.clone(),
+            header::ETAG,
+            header::LINK,
+            header::LOCATION,
+            header::RETRY_AFTER,
+            header::HeaderName::from_static("deprecation"),
+            header::HeaderName::from_static("sunset"),
+        ])
+        .max_age(3600)
 }
 
 /// Headers every answer carries: `X-Content-Type-Options: nosniff`; `Cache-Control: no-store` on

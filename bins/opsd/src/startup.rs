@@ -90,6 +90,7 @@ impl Application {
             Some(address) => Some(metrics_server(address, state.clone(), metrics.clone())?),
             None => None,
         };
+        let cors_origins = config.cors_allowed_origins.clone();
         let server = HttpServer::new(move || {
             if let Err(error) = worker_db.attach_worker() {
                 tracing::error!(%error, "this worker uses the shared connection pool");
@@ -102,6 +103,7 @@ impl Application {
                     .app_data(web::PayloadConfig::new(BODY_LIMIT))
                     .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
                     .configure(routes::configure),
+                cors_origins.clone(),
             )
         })
         .workers(workers)

@@ -37,6 +37,10 @@ async fn a_valid_environment_passes_and_each_fault_is_named() {
             "DATABASE_REPLICA_URLS[0]",
         ),
         (vec![("DATABASE_URL", database.url()), ("BIND_ADDR", "nowhere")], "BIND_ADDR"),
+        (
+            vec![("DATABASE_URL", database.url()), ("CORS_ALLOWED_ORIGINS", "https://app.example.com/path")],
+            "CORS_ALLOWED_ORIGINS",
+        ),
     ];
     for (env, named) in cases {
         let output = check_config(&env);
