@@ -396,3 +396,29 @@ async fn an_overlapping_job_call_is_skipped() {
     let run = team.app.get("/cron/prune-soft-deleted-contacts").bearer_auth(CRON_SECRET).send().await.unwrap();
     assert_eq!(run.json::<Value>().await.unwrap(), json!({ "status": "ok", "pruned": 0 }));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_incidents_detail_answers_304_until_it_changes() {
+    let app = TestApp::spawn().await;
+    let location = app.create_location("org_1", "downtown").await;
+    let token = app.tokens.member("user_1", "org_1");
+    let body = serde_json::json!({ "locationId": location, "type": "Injury", "severity": "high", "notes": "Cut" });
+    let created: serde_json::Value = app.post_json("/api/incidents", &token, &body).await.json().await.unwrap();
+    let path = format!("/api/incidents/{}", created["id"].as_str().unwrap());
+    let first = app.get(&path).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(first.status(), 200);
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let same = app.get(&path).bearer_auth(&token).header("if-none-match", &etag).send().await.unwrap();
+    assert_eq!(same.status(), 304);
+    assert!(same.bytes().await.unwrap().is_empty());
+    let comment =
+        app.post_json(&format!("{path}/comments"), &token, &serde_json::json!({ "content": "Bandaged" })).await;
+    assert_eq!(comment.status(), 201);
+    let changed = app.get(&path).bearer_auth(&token).header("if-none-match", &etag).send().await.unwrap();
+    assert_eq!(changed.status(), 200, "a comment changes the detail");
+    assert_ne!(changed.headers()["etag"].to_str().unwrap(), etag);
+    // Another team's incident is still 404, whatever ETag is sent.
+    let outsider = app.tokens.member("user_9", "org_2");
+    let foreign = app.get(&path).bearer_auth(&outsider).header("if-none-match", &etag).send().await.unwrap();
+    opsd_tests::problem(foreign, 404, "not_found").await;
+}

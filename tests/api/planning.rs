@@ -169,6 +169,28 @@ async fn variance_sets_punches_against_published_shifts_with_overtime_across_loc
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn variance_and_forecast_answer_304_to_a_client_that_holds_their_etag() {
+    let team = team().await;
+    for path in ["/api/analytics/variance", "/api/analytics/forecast"] {
+        let url = format!("{path}?teamId=org_1&weekOf={}", team.week);
+        let first = team.app.get(&url).bearer_auth(API_KEY).send().await.unwrap();
+        assert_eq!(first.status(), 200);
+        let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+        assert!(etag.starts_with('"') && etag.ends_with('"'), "{etag}");
+        let again = team.app.get(&url).bearer_auth(API_KEY).header("if-none-match", &etag).send().await.unwrap();
+        assert_eq!(again.status(), 304, "{path}");
+        assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+        assert!(again.headers().contains_key("x-cache"));
+        assert!(again.bytes().await.unwrap().is_empty());
+        let weak = format!("W/{etag}");
+        let weakly = team.app.get(&url).bearer_auth(API_KEY).header("if-none-match", weak).send().await.unwrap();
+        assert_eq!(weakly.status(), 304, "If-None-Match compares weakly");
+        let other = team.app.get(&url).bearer_auth(API_KEY).header("if-none-match", "\"other\"").send().await.unwrap();
+        assert_eq!(other.status(), 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn variance_and_forecast_refuse_what_optimization_refuses_and_write_nothing() {
     let team = team().await;
     for path in ["/api/analytics/variance", "/api/analytics/forecast"] {

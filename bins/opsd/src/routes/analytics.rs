@@ -49,15 +49,9 @@ pub async fn optimization(
     Parsed(key): Parsed<ReportKey>,
 ) -> Result<HttpResponse, ApiError> {
     let (report, cache) = state.optimization.report(key).await?;
-    use actix_web::HttpMessage;
-    use actix_web::http::header::{self, EntityTag, IfNoneMatch};
-    // If-None-Match compares weakly (RFC 9110 13.1.2).
-    let unchanged = req.headers().contains_key(header::IF_NONE_MATCH)
-        && match (req.get_header::<IfNoneMatch>(), report.etag.parse::<EntityTag>()) {
-            (Some(IfNoneMatch::Any), _) => true,
-            (Some(IfNoneMatch::Items(tags)), Ok(etag)) => tags.iter().any(|tag| tag.weak_eq(&etag)),
-            _ => false,
-        };
+    use actix_web::http::header;
+    // The report's ETag was computed once, when it was cached.
+    let unchanged = super::conditional::unchanged(&req, &report.etag);
     let mut answer = if unchanged { HttpResponse::NotModified() } else { HttpResponse::Ok() };
     answer.insert_header(super::x_cache(cache)).insert_header((header::ETAG, report.etag.as_str()));
     if unchanged {

@@ -42,14 +42,20 @@ pub async fn list(
 }
 
 /// One incident with its comments and status history. Another team's incident is 404.
-#[utoipa::path(get, path = "/api/incidents/{id}", operation_id = "get_incident", tags = ["incidents"], params(("id" = Uuid, Path)),
-    security(("bearer" = []), ("session" = [])), responses((status = 200, body = IncidentDetail)))]
+#[utoipa::path(get, path = "/api/incidents/{id}", operation_id = "get_incident", tags = ["incidents"],
+    params(("id" = Uuid, Path), ("If-None-Match" = Option<String>, Header, description = "an ETag of an earlier answer")),
+    security(("bearer" = []), ("session" = [])), responses(
+        (status = 200, body = IncidentDetail, headers(("ETag" = String, description = "the answer's version"))),
+        (status = 304, description = "unchanged since the ETag sent in If-None-Match", headers(("ETag" = String))),
+    ))]
 pub async fn get(
+    req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     AnyCaller(caller): AnyCaller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(IncidentDetail::from(state.incidents.get(&caller, IncidentId(*id)).await?)))
+    let detail = IncidentDetail::from(state.incidents.get(&caller, IncidentId(*id)).await?);
+    Ok(super::conditional::json_with_etag(&req, HttpResponse::Ok(), &detail))
 }
 
 /// Changes the status; any status may follow any other, and the same status again changes nothing.

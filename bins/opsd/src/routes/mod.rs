@@ -3,6 +3,7 @@
 
 pub(crate) mod analytics;
 pub(crate) mod assistant;
+mod conditional;
 pub(crate) mod coupons;
 mod cron;
 mod docs;
