@@ -333,8 +333,9 @@ def start_haproxy(state, net):
 
 def leader_port_settled(net, leader_node):
     env = {**os.environ, "PGPASSWORD": load()["passwords"]["opsd"], "PGCONNECT_TIMEOUT": "3"}
+    # Refused until HAProxy listens: that is what is being waited for, not an error to print.
     ask = lambda: run("psql", "-h", net.address("lb"), "-p", "5000", "-U", "opsd", "-d", "opsd", "-tAXq", "-c",
-                      "SELECT inet_server_addr()", capture=True, env=env).stdout.strip()
+                      "SELECT inet_server_addr()", capture=True, check=False, env=env).stdout.strip()
     return all(ask() == net.address(leader_node) for _ in range(2 * len(DB_NODES)))
 
 
