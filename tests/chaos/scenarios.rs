@@ -428,7 +428,8 @@ pub async fn killed_mid_sweep(bin: &Binary) -> Outcome {
 }
 
 /// Scenario 4c: The instance is killed (SIGKILL) while its worker pushes a low-rating alert to a push
-/// service that hangs.
+/// service that hangs. The push may have gone out, so the alert is never sent again (at most once):
+/// the event is finished by the next instance, the alert stays claimed and unnotified.
 pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
     // A push service whose first delivery hangs; later ones are accepted.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -514,23 +515,25 @@ pub async fn killed_mid_guest_event(bin: &Binary) -> Outcome {
             .await
             .unwrap();
         outcome = (row.get(0), row.get(1), row.get(2));
-        if outcome.0 == "done" && outcome.2 {
+        if outcome.0 == "done" {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Time for a second push, were one to be sent.
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let alerts: i64 = pg.query_one("SELECT count(*) FROM guest_alerts", &[]).await.unwrap().get(0);
     let pushes = deliveries.load(Ordering::SeqCst);
     let held = subscribed == 200
         && accepted == 202
         && state_at_kill != "done"
-        && outcome == ("done".into(), "alerted".into(), true)
+        && outcome == ("done".into(), "feedback_recorded".into(), false)
         && alerts == 1
-        && pushes == 2;
+        && pushes == 1;
     Outcome::new(
         "SIGKILL while the worker's low-rating push hung (guest-event lease 2 s)",
         format!(
-            "event {state_at_kill} at the kill; after a restart {} ({}), {alerts} alert, notified {}, {pushes} push attempts (the hung one and one delivery)",
+            "event {state_at_kill} at the kill; after a restart {} ({}), {alerts} alert, notified {}, {pushes} push attempts (the hung one only: never sent twice)",
             outcome.0, outcome.1, outcome.2
         ),
         held,
