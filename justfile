@@ -66,8 +66,10 @@ release:
     command -v cargo-auditable >/dev/null 2>&1 || cargo install cargo-auditable --locked
     command -v cargo-cyclonedx >/dev/null 2>&1 || cargo install cargo-cyclonedx --locked
     cargo auditable build --release --locked -p opsd --bin opsd
+    # cargo cyclonedx writes one SBOM into every workspace member's folder: opsd's is kept, the rest removed.
     cargo cyclonedx --manifest-path bins/opsd/Cargo.toml --format json --spec-version 1.5 --override-filename opsd.cdx
     mv bins/opsd/opsd.cdx.json target/release/opsd.cdx.json
+    find crates tests bins -name opsd.cdx.json -delete
     @echo "target/release/opsd (auditable) and target/release/opsd.cdx.json (CycloneDX 1.5)"
 
 # opsd's image from deploy/container/Containerfile's runtime stage, built and run with podman on a
