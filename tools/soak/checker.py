@@ -41,15 +41,18 @@ class Database:
 
 
 def settle(db, client):
-    """The load has stopped: let the queue drain and due announcements publish, then look."""
-    for _ in range(60):
+    """The load has stopped: let the queue drain, due announcements publish and their pushes leave
+    the outbox, then look. A push claimed by an instance that lost the database during a fault is
+    sent again only after its lease (60 s), so the wait covers one lease and more."""
+    for _ in range(90):
         client.op("settle", "GET", "/cron/publish-scheduled-announcements", auth="cron")
         waiting = db.number("SELECT count(*) FROM guest_events WHERE state IN ('queued', 'processing')")
         unpublished = db.number("SELECT count(*) FROM announcements WHERE published_at IS NULL AND publish_at < now()")
-        if waiting == 0 and unpublished == 0:
+        unsent = db.number("SELECT count(*) FROM announcement_pushes WHERE state = 'pending'")
+        if waiting == 0 and unpublished == 0 and unsent == 0:
             break
         time.sleep(1)
-    time.sleep(3)  # announcement pushes leave their outbox after the publication
+    time.sleep(3)  # the last run's pushes reach the fakes' logs
 
 
 def deliveries(nodes):
