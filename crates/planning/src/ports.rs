@@ -2,7 +2,7 @@ use async_trait::async_trait;
 use opsd_core::{Department, LocationId, StoreError, TeamId, Week};
 use opsd_optimization::{Block, StoredGoal};
 use rust_decimal::Decimal;
-use time::{Date, OffsetDateTime};
+use time::Date;
 
 use crate::variance::LaborLine;
 
@@ -15,24 +15,24 @@ pub struct ScheduledLabor {
     pub cost: Decimal,
 }
 
-/// A punch that counts (closed and approved), of any location of the team: overtime is an
-/// employee's across every location of the employer, while only punches `in_scope` are reported.
+/// Worked labor of one (date, department): the counted punches' hours, their overtime (FLSA: an
+/// employee's hours past 40 in the workweek, across every location of the team, so a location's
+/// overtime can come from punches elsewhere) and their cost with the overtime premium. The store
+/// applies the overtime rule, which the team's totals are kept by (migration 000029).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkedPunch {
-    pub employee_key: String,
+pub struct WorkedLabor {
     pub date: Date,
     pub department: Department,
-    pub clocked_in: OffsetDateTime,
     pub hours: Decimal,
-    pub hourly_wage: Decimal,
-    pub in_scope: bool,
+    pub overtime_hours: Decimal,
+    pub cost: Decimal,
 }
 
 /// What the variance of one week and scope is made of.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VarianceData {
     pub scheduled: Vec<ScheduledLabor>,
-    pub worked: Vec<WorkedPunch>,
+    pub worked: Vec<WorkedLabor>,
     /// Each day's sales in the scope.
     pub sales: Vec<(Date, Decimal)>,
 }

@@ -1,7 +1,7 @@
 //! The week's scheduled-vs-actual report: per day and department, what was scheduled (published
 //! shifts), what was worked (approved, closed punches), the variance and the overtime; each day's
 //! and the week's labor % both ways. Actual cost is worked hours × wage plus the FLSA premium
-//! (half the wage) on overtime hours.
+//! (half the wage) on overtime hours, as the store computes it per punch.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,8 +10,7 @@ use opsd_optimization::labor_pct;
 use rust_decimal::Decimal;
 use time::Date;
 
-use crate::overtime::weekly_overtime;
-use crate::ports::{VarianceData, WorkedPunch};
+use crate::ports::VarianceData;
 use crate::variance::{DepartmentDay, VarianceLine, variance};
 
 pub const DEPARTMENTS: [Department; 3] = [Department::Foh, Department::Boh, Department::Other];
@@ -61,24 +60,6 @@ impl VarianceSpan {
     }
 }
 
-/// Each punch's overtime hours: an employee's punches of the week in clock-in order, the hours
-/// past 40 falling on the punches that cross it.
-fn overtime_by_punch(worked: &[WorkedPunch]) -> Vec<Decimal> {
-    let mut by_employee: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (index, punch) in worked.iter().enumerate() {
-        by_employee.entry(&punch.employee_key).or_default().push(index);
-    }
-    let mut overtime = vec![Decimal::ZERO; worked.len()];
-    for indexes in by_employee.values_mut() {
-        indexes.sort_by_key(|&i| worked[i].clocked_in);
-        let hours: Vec<Decimal> = indexes.iter().map(|&i| worked[i].hours).collect();
-        for (&index, hours) in indexes.iter().zip(weekly_overtime(&hours)) {
-            overtime[index] = hours;
-        }
-    }
-    overtime
-}
-
 pub fn build_variance(week: Week, data: &VarianceData) -> VarianceReport {
     let mut cells: BTreeMap<(Date, Department), DepartmentDay> = BTreeMap::new();
     for labor in &data.scheduled {
@@ -86,15 +67,11 @@ pub fn build_variance(week: Week, data: &VarianceData) -> VarianceReport {
         cell.scheduled.hours += labor.hours;
         cell.scheduled.cost += labor.cost;
     }
-    let premium = Decimal::new(5, 1);
-    for (punch, overtime) in data.worked.iter().zip(overtime_by_punch(&data.worked)) {
-        if !punch.in_scope {
-            continue;
-        }
-        let cell = cells.entry((punch.date, punch.department)).or_default();
-        cell.actual.hours += punch.hours;
-        cell.actual.cost += ((punch.hours + overtime * premium) * punch.hourly_wage).round_dp(2);
-        cell.overtime_hours += overtime;
+    for labor in &data.worked {
+        let cell = cells.entry((labor.date, labor.department)).or_default();
+        cell.actual.hours += labor.hours;
+        cell.actual.cost += labor.cost;
+        cell.overtime_hours += labor.overtime_hours;
     }
     let sales: HashMap<Date, Decimal> = data.sales.iter().copied().collect();
     let line =
@@ -115,10 +92,10 @@ pub fn build_variance(week: Week, data: &VarianceData) -> VarianceReport {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use time::macros::{date, datetime};
+    use time::macros::date;
 
     use super::*;
-    use crate::ports::ScheduledLabor;
+    use crate::ports::{ScheduledLabor, WorkedLabor};
 
     const SATURDAY: Date = date!(2026 - 11 - 21);
 
@@ -126,32 +103,28 @@ mod tests {
         Week::starting("weekOf", SATURDAY).unwrap()
     }
 
-    fn worked(employee: &str, day: i64, hours: i64, in_scope: bool) -> WorkedPunch {
-        WorkedPunch {
-            employee_key: employee.into(),
+    fn worked(day: i64, department: Department, hours: i64, overtime: i64) -> WorkedLabor {
+        WorkedLabor {
             date: SATURDAY + time::Duration::days(day),
-            department: Department::Boh,
-            clocked_in: datetime!(2026-11-21 14:00 UTC) + time::Duration::days(day),
+            department,
             hours: Decimal::from(hours),
-            hourly_wage: Decimal::from(20),
-            in_scope,
+            overtime_hours: Decimal::from(overtime),
+            cost: Decimal::from(hours * 20 + overtime * 10),
         }
     }
 
     #[test]
-    fn overtime_counts_every_location_but_only_the_scope_is_reported_with_its_premium() {
-        // 4 × 9 h elsewhere, then 10 h here on Friday: 6 of those are past 40.
-        let mut punches: Vec<WorkedPunch> = (0..4).map(|day| worked("7shifts:1", day, 9, false)).collect();
-        punches.push(worked("7shifts:1", 6, 10, true));
+    fn a_day_compares_worked_with_scheduled_and_carries_the_overtime_and_its_premium() {
+        let friday = SATURDAY + time::Duration::days(6);
         let data = VarianceData {
             scheduled: vec![ScheduledLabor {
-                date: SATURDAY + time::Duration::days(6),
+                date: friday,
                 department: Department::Boh,
                 hours: Decimal::from(8),
                 cost: Decimal::from(160),
             }],
-            worked: punches,
-            sales: vec![(SATURDAY + time::Duration::days(6), Decimal::from(1000))],
+            worked: vec![worked(6, Department::Boh, 10, 6)],
+            sales: vec![(friday, Decimal::from(1000))],
         };
         let report = build_variance(week(), &data);
         let friday = &report.days[6].span;
@@ -162,14 +135,14 @@ mod tests {
         assert_eq!(boh.variance_cost, Decimal::from(100));
         assert_eq!(friday.actual_labor_pct_fraction, Some(Decimal::new(26, 2)));
         assert_eq!(report.days[0].span.scheduled_labor_pct_reason, Some("no_sales"));
-        assert_eq!(report.totals.total.actual_hours, Decimal::from(10), "punches elsewhere are not reported");
+        assert_eq!(report.totals.total.actual_hours, Decimal::from(10));
         assert_eq!(report.week_label, "Week of 2026-11-21");
     }
 
     proptest! {
         #[test]
         fn the_week_is_the_sum_of_its_days_and_the_total_the_sum_of_its_departments(
-            punches in proptest::collection::vec((0usize..3, 0i64..7, 0i64..14, 0usize..3), 0..40),
+            worked_cells in proptest::collection::vec((0i64..7, 0i64..40, 0i64..10, 0usize..3), 0..40),
             scheduled in proptest::collection::vec((0i64..7, 0i64..12, 0usize..3), 0..20),
             sales in proptest::collection::vec(0i64..5000, 7),
         ) {
@@ -180,10 +153,7 @@ mod tests {
                     hours: Decimal::from(hours),
                     cost: Decimal::from(hours * 15),
                 }).collect(),
-                worked: punches.iter().map(|&(employee, day, hours, d)| WorkedPunch {
-                    department: DEPARTMENTS[d],
-                    ..worked(&format!("e{employee}"), day, hours, true)
-                }).collect(),
+                worked: worked_cells.iter().map(|&(day, hours, overtime, d)| worked(day, DEPARTMENTS[d], hours, overtime)).collect(),
                 sales: sales.iter().enumerate().map(|(day, s)| (SATURDAY + time::Duration::days(day as i64), Decimal::from(*s))).collect(),
             };
             let report = build_variance(week(), &data);
@@ -194,8 +164,9 @@ mod tests {
                 prop_assert_eq!(departments, day.span.total);
                 prop_assert_eq!(day.span.total.variance_hours, day.span.total.actual_hours - day.span.total.scheduled_hours);
             }
-            let worked: Decimal = data.worked.iter().map(|p| p.hours).sum();
-            prop_assert_eq!(report.totals.total.actual_hours, worked);
+            let hours: Decimal = data.worked.iter().map(|w| w.hours).sum();
+            let overtime: Decimal = data.worked.iter().map(|w| w.overtime_hours).sum();
+            prop_assert_eq!((report.totals.total.actual_hours, report.totals.total.overtime_hours), (hours, overtime));
         }
     }
 }

@@ -4,45 +4,62 @@
 
 use async_trait::async_trait;
 use diesel::QueryableByName;
-use diesel::sql_types::{Bool, Date as SqlDate, Nullable, Numeric, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Date as SqlDate, Nullable, Numeric, Text, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use opsd_core::{Decimal, Department, LocationId, StoreError, TeamId, Week};
 use opsd_optimization::Block;
-use opsd_planning::{ForecastData, LaborLine, PlanningStore, ScheduledLabor, VarianceData, WorkedPunch};
-use time::{Date, Duration, OffsetDateTime};
+use opsd_planning::{ForecastData, LaborLine, PlanningStore, ScheduledLabor, VarianceData, WorkedLabor};
+use time::{Date, Duration};
 
 use crate::analytics::{ScopeGoalRow, goals_in_scope, scope_and_goals_query};
 use crate::error::corrupt;
 use crate::prepared::prepared;
 use crate::{Db, store_error};
 
-/// Published shifts of the scope, per (date, department), by the labor rule (migration 000016).
+// Each statement reads one location's rows, or the team's daily totals kept by triggers
+// (migrations 000012 and 000029): a team-wide report reads a fixed number of rows a day, however
+// many locations and punches the team has. `$2` is the location or NULL for the team.
+
+/// Published shifts of the scope per (date, department), by the labor rule (migration 000016).
 const SCHEDULED: &str = "\
     SELECT s.business_date AS date, s.department, \
            sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
            sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
     FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
-    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
+    WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND s.location_id = $2 \
       AND s.business_date BETWEEN $3 AND $4 AND labor_hours(s.is_draft, s.hours_worked) IS NOT NULL \
-    GROUP BY 1, 2";
+    GROUP BY 1, 2 \
+    UNION ALL \
+    SELECT t.business_date, t.department, t.hours, t.cost \
+    FROM team_daily_labor t \
+    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.shifts > 0 AND t.business_date BETWEEN $3 AND $4";
 
-/// Every counted punch of the team's locations in the week (overtime spans locations), each marked
-/// whether it is in the scope.
+/// Worked labor of the scope per (date, department), with its overtime counted across the team's
+/// locations (the overtime rule, migration 000029).
 const WORKED: &str = "\
-    SELECT p.employee_key, p.business_date AS date, p.department, p.clocked_in, p.worked_hours AS hours, \
-           p.hourly_wage, ($2::uuid IS NULL OR p.location_id = $2) AS in_scope \
-    FROM time_punches p JOIN locations l ON l.id = p.location_id \
-    WHERE l.team_id = $1 AND p.business_date BETWEEN $3 AND $4 AND p.worked_hours IS NOT NULL";
+    SELECT p.business_date AS date, p.department, sum(p.hours) AS hours, \
+           sum(p.overtime_hours) AS overtime_hours, sum(p.cost) AS cost \
+    FROM punch_labor p \
+    WHERE $2::uuid IS NOT NULL AND p.team_id = $1 AND p.location_id = $2 AND p.business_date BETWEEN $3 AND $4 \
+    GROUP BY 1, 2 \
+    UNION ALL \
+    SELECT t.business_date, t.department, t.hours, t.overtime_hours, t.cost \
+    FROM team_daily_worked t \
+    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.punches > 0 AND t.business_date BETWEEN $3 AND $4";
 
 /// The scope's sales per day.
 const DAILY_SALES: &str = "\
     SELECT f.date, sum(f.food + f.beverage + f.other) AS sales \
     FROM sales_facts f JOIN locations l ON l.id = f.location_id \
-    WHERE l.team_id = $1 AND ($2::uuid IS NULL OR f.location_id = $2) AND f.date BETWEEN $3 AND $4 \
+    WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND f.location_id = $2 AND f.date BETWEEN $3 AND $4 \
+    GROUP BY 1 \
+    UNION ALL \
+    SELECT t.date, sum(t.food + t.beverage + t.other) \
+    FROM team_daily_sales t \
+    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.facts > 0 AND t.date BETWEEN $3 AND $4 \
     GROUP BY 1";
 
-/// The scope's sales per (date, block) from `$3` to the day before `$4`; the team's from its daily
-/// totals (kept by triggers, migration 000012).
+/// The scope's sales per (date, block) from `$3` to the day before `$4`.
 const SALES_HISTORY: &str = "\
     SELECT f.date, f.block, sum(f.food + f.beverage + f.other) AS sales \
     FROM sales_facts f JOIN locations l ON l.id = f.location_id \
@@ -53,19 +70,26 @@ const SALES_HISTORY: &str = "\
     FROM team_daily_sales t \
     WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.facts > 0 AND t.date >= $3 AND t.date < $4";
 
-/// The scope's worked and scheduled hours and cost from `$3` to the day before `$4`: one pass over
-/// each table.
+/// The scope's worked (without the overtime premium) and scheduled hours and cost from `$3` to the
+/// day before `$4`.
 const RECENT_LABOR: &str = "\
     SELECT w.hours AS worked_hours, w.cost AS worked_cost, s.hours AS scheduled_hours, s.cost AS scheduled_cost \
-    FROM (SELECT sum(p.worked_hours) AS hours, sum(p.worked_hours * p.hourly_wage) AS cost \
-          FROM time_punches p JOIN locations l ON l.id = p.location_id \
-          WHERE l.team_id = $1 AND ($2::uuid IS NULL OR p.location_id = $2) \
-            AND p.business_date >= $3 AND p.business_date < $4) w, \
-         (SELECT sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
-                 sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
-          FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
-          WHERE l.team_id = $1 AND ($2::uuid IS NULL OR s.location_id = $2) \
-            AND s.business_date >= $3 AND s.business_date < $4) s";
+    FROM (SELECT sum(hours) AS hours, sum(cost) AS cost FROM ( \
+            SELECT p.hours, p.base_cost AS cost FROM punch_labor p \
+            WHERE $2::uuid IS NOT NULL AND p.team_id = $1 AND p.location_id = $2 \
+              AND p.business_date >= $3 AND p.business_date < $4 \
+            UNION ALL \
+            SELECT t.hours, t.base_cost FROM team_daily_worked t \
+            WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.business_date >= $3 AND t.business_date < $4) x) w, \
+         (SELECT sum(hours) AS hours, sum(cost) AS cost FROM ( \
+            SELECT labor_hours(s.is_draft, s.hours_worked) AS hours, \
+                   labor_cost(s.is_draft, s.hours_worked, s.hourly_wage) AS cost \
+            FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+            WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND s.location_id = $2 \
+              AND s.business_date >= $3 AND s.business_date < $4 \
+            UNION ALL \
+            SELECT t.hours, t.cost FROM team_daily_labor t \
+            WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.business_date >= $3 AND t.business_date < $4) x) s";
 
 #[derive(QueryableByName)]
 struct ScheduledRow {
@@ -81,20 +105,16 @@ struct ScheduledRow {
 
 #[derive(QueryableByName)]
 struct WorkedRow {
-    #[diesel(sql_type = Text)]
-    employee_key: String,
     #[diesel(sql_type = SqlDate)]
     date: Date,
     #[diesel(sql_type = Text)]
     department: String,
-    #[diesel(sql_type = Timestamptz)]
-    clocked_in: OffsetDateTime,
-    #[diesel(sql_type = Numeric)]
-    hours: Decimal,
-    #[diesel(sql_type = Numeric)]
-    hourly_wage: Decimal,
-    #[diesel(sql_type = Bool)]
-    in_scope: bool,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    hours: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    overtime_hours: Option<Decimal>,
+    #[diesel(sql_type = Nullable<Numeric>)]
+    cost: Option<Decimal>,
 }
 
 #[derive(QueryableByName)]
@@ -193,14 +213,12 @@ impl PlanningStore for PgPlanningStore {
             worked: worked
                 .into_iter()
                 .map(|row| {
-                    Ok(WorkedPunch {
-                        employee_key: row.employee_key,
+                    Ok(WorkedLabor {
                         date: row.date,
                         department: department(&row.department)?,
-                        clocked_in: row.clocked_in,
-                        hours: row.hours,
-                        hourly_wage: row.hourly_wage,
-                        in_scope: row.in_scope,
+                        hours: row.hours.unwrap_or_default(),
+                        overtime_hours: row.overtime_hours.unwrap_or_default(),
+                        cost: row.cost.unwrap_or_default(),
                     })
                 })
                 .collect::<Result<_, StoreError>>()?,

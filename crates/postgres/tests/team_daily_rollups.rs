@@ -2,20 +2,10 @@
 //! shifts themselves, through every kind of write: inserts, upserts, edits that move a row to another
 //! day or department, drafts, deletes, truncation and concurrent writers.
 
-use diesel::QueryableByName;
-use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
-use opsd_test_db::TestDatabase;
 
-const A: &str = "00000000-0000-7000-8000-00000000000a";
-const B: &str = "00000000-0000-7000-8000-00000000000b";
-const OTHER_TEAM: &str = "00000000-0000-7000-8000-00000000000c";
-
-#[derive(QueryableByName, Debug)]
-struct Difference {
-    #[diesel(sql_type = Text)]
-    row: String,
-}
+mod rollups;
+use rollups::{A, B, Difference, OTHER_TEAM, count, seeded};
 
 /// Rows of the rollups and of the recomputed totals that are not in both (empty when they agree).
 async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
@@ -44,16 +34,6 @@ async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
     rows.into_iter().map(|d| d.row).collect()
 }
 
-async fn count(conn: &mut AsyncPgConnection, table: &str) -> usize {
-    #[derive(QueryableByName)]
-    struct Rows {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
-    let rows: Rows = diesel::sql_query(format!("SELECT count(*) AS n FROM {table}")).get_result(conn).await.unwrap();
-    rows.n as usize
-}
-
 fn shifts(location: &str, prefix: &str, days: u32, per_day: u32, draft_every: u32) -> String {
     format!(
         "INSERT INTO schedule_shifts (id, location_id, provider_shift_id, business_date, employee_name, employee_key, role,
@@ -75,19 +55,6 @@ fn sales(location: &str, days: u32, food: &str, guests: &str) -> String {
                 unnest(ARRAY['Lunch','Dinner','LateNight']) b
          ON CONFLICT (location_id, date, block) DO UPDATE SET food = excluded.food, guests = excluded.guests;"
     )
-}
-
-async fn seeded() -> (TestDatabase, AsyncPgConnection) {
-    let database = TestDatabase::new().await;
-    let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
-    conn.batch_execute(&format!(
-        "INSERT INTO teams (id) VALUES ('org_1'), ('org_2');
-         INSERT INTO locations (id, team_id, name, slug, timezone) VALUES
-           ('{A}', 'org_1', 'A', 'a', 'UTC'), ('{B}', 'org_1', 'B', 'b', 'UTC'), ('{OTHER_TEAM}', 'org_2', 'C', 'c', 'UTC');"
-    ))
-    .await
-    .unwrap();
-    (database, conn)
 }
 
 #[tokio::test(flavor = "multi_thread")]

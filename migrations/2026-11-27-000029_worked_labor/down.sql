@@ -1,0 +1,13 @@
+DROP TRIGGER punch_labor_insert ON time_punches;
+DROP TRIGGER punch_labor_update ON time_punches;
+DROP TRIGGER punch_labor_delete ON time_punches;
+DROP TRIGGER punch_labor_truncate ON time_punches;
+DROP TABLE team_daily_worked;
+DROP TABLE punch_labor;
+DROP FUNCTION punch_labor_refresh();
+DROP FUNCTION punch_labor_clear();
+DROP FUNCTION punch_labor_of(TEXT[], TEXT[], DATE[]);
+DROP FUNCTION team_daily_worked_apply();
+DROP FUNCTION team_daily_worked_clear();
+DROP FUNCTION workweek_start(DATE);
+DROP INDEX time_punches_employee_date_idx;
