@@ -14,6 +14,7 @@ mod incidents;
 mod maintenance;
 mod nudges;
 mod operations;
+mod paging;
 mod planning;
 mod punches;
 mod push;

@@ -4,6 +4,7 @@
 mod caller;
 mod clock;
 mod ids;
+mod paging;
 mod rules;
 mod service_error;
 mod store_error;
@@ -14,6 +15,7 @@ pub use caller::{Caller, Forbidden, Role, TeamMembership};
 pub use clock::MockClock;
 pub use clock::{Clock, SystemClock};
 pub use ids::{LocationId, TeamId, UserId};
+pub use paging::{DEFAULT_LIMIT, MAX_LIMIT, Page, PageRequest};
 pub use rules::TextLength;
 pub use service_error::ServiceError;
 pub use store_error::StoreError;

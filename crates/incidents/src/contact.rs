@@ -103,6 +103,15 @@ pub struct Contact {
     pub created_at: OffsetDateTime,
 }
 
+/// Where a contact stands in the list: by name, then id.
+pub type ContactKey = (String, uuid::Uuid);
+
+impl Contact {
+    pub fn key(&self) -> ContactKey {
+        (self.name.clone(), self.id.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

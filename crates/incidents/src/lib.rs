@@ -6,7 +6,7 @@ mod incident;
 mod ports;
 mod service;
 
-pub use contact::{Contact, ContactId, NewContact};
+pub use contact::{Contact, ContactId, ContactKey, NewContact};
 pub use cursor::Cursor;
 pub use incident::{
     Comment, ContactChoice, Incident, IncidentDetail, IncidentId, IncidentNotes, IncidentType, MediaUrls, NewIncident,

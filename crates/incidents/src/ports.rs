@@ -1,8 +1,8 @@
 use async_trait::async_trait;
-use opsd_core::{LocationId, StoreError, TeamId, UserId};
+use opsd_core::{LocationId, PageRequest, StoreError, TeamId, UserId};
 use time::OffsetDateTime;
 
-use crate::contact::{Contact, ContactId, NewContact};
+use crate::contact::{Contact, ContactId, ContactKey, NewContact};
 use crate::cursor::Cursor;
 use crate::incident::{Comment, Incident, IncidentDetail, IncidentId, NewIncident, Status};
 
@@ -67,8 +67,8 @@ pub trait IncidentStore: Send + Sync {
 #[async_trait]
 pub trait ContactStore: Send + Sync {
     async fn create(&self, team: &TeamId, contact: &NewContact, at: OffsetDateTime) -> Result<Contact, StoreError>;
-    /// Live contacts, by name.
-    async fn list(&self, team: &TeamId) -> Result<Vec<Contact>, StoreError>;
+    /// Live contacts by (name, id): `page.rows_to_read()` of them after `page.after`.
+    async fn list(&self, team: &TeamId, page: &PageRequest<ContactKey>) -> Result<Vec<Contact>, StoreError>;
     /// `false` when there is no live contact of the team with that id.
     async fn soft_delete(&self, team: &TeamId, contact: ContactId, at: OffsetDateTime) -> Result<bool, StoreError>;
     /// Deletes contacts soft-deleted before `cutoff`; incidents keep their rows without the contact.

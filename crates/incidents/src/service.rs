@@ -1,9 +1,9 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, LocationId, StoreError, ValidationErrors};
+use opsd_core::{Caller, Clock, LocationId, PageRequest, StoreError, ValidationErrors};
 use time::Duration;
 
-use crate::contact::{Contact, ContactId, NewContact};
+use crate::contact::{Contact, ContactId, ContactKey, NewContact};
 use crate::cursor::Cursor;
 use crate::incident::{Comment, Incident, IncidentDetail, IncidentId, IncidentNotes, NewIncident, Status};
 use crate::ports::{ContactStore, CreateIncidentError, IncidentFilter, IncidentStore};
@@ -106,8 +106,13 @@ impl IncidentService {
         Ok(self.contacts.create(caller.team_id()?, &contact, self.clock.now()).await?)
     }
 
-    pub async fn contacts(&self, caller: &Caller) -> Result<Vec<Contact>, IncidentError> {
-        Ok(self.contacts.list(caller.team_id()?).await?)
+    pub async fn contacts(
+        &self,
+        caller: &Caller,
+        page: PageRequest<ContactKey>,
+    ) -> Result<opsd_core::Page<Contact>, IncidentError> {
+        let rows = self.contacts.list(caller.team_id()?, &page).await?;
+        Ok(opsd_core::Page::of(rows, &page, Contact::key))
     }
 
     /// Soft-deletes a contact (admin): it stays until the prune job's retention has passed.

@@ -1,6 +1,8 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, LocationId, StoreError, TeamId, TextLength, UserId, ValidationErrors};
+use opsd_core::{
+    Caller, Clock, LocationId, Page, PageRequest, StoreError, TeamId, TextLength, UserId, ValidationErrors,
+};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
@@ -59,6 +61,15 @@ pub struct Announcement {
 
 pub type AnnouncementError = opsd_core::ServiceError;
 
+/// Where an announcement stands in the list, latest first: its publish time, then id.
+pub type AnnouncementKey = (OffsetDateTime, Uuid);
+
+impl Announcement {
+    pub fn key(&self) -> AnnouncementKey {
+        (self.publish_at, self.id)
+    }
+}
+
 #[derive(derive_new::new)]
 pub struct AnnouncementService {
     store: Arc<dyn AnnouncementStore>,
@@ -100,8 +111,13 @@ impl AnnouncementService {
             .ok_or_else(|| ValidationErrors::single("locationId", "is not a location of your team").into())
     }
 
-    pub async fn list(&self, caller: &Caller) -> Result<Vec<Announcement>, AnnouncementError> {
-        Ok(self.store.list(caller.team_id()?).await?)
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        page: PageRequest<AnnouncementKey>,
+    ) -> Result<Page<Announcement>, AnnouncementError> {
+        let rows = self.store.list(caller.team_id()?, &page).await?;
+        Ok(Page::of(rows, &page, Announcement::key))
     }
 
     /// Publishes due announcements (each exactly once) and queues a push per team member in the

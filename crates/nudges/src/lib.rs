@@ -7,7 +7,9 @@ mod heroes;
 mod jobs;
 mod ports;
 
-pub use announcements::{Announcement, AnnouncementDraft, AnnouncementError, AnnouncementService, NewAnnouncement};
+pub use announcements::{
+    Announcement, AnnouncementDraft, AnnouncementError, AnnouncementKey, AnnouncementService, NewAnnouncement,
+};
 pub use expected::{Missing, expected_reports, missing_reports};
 pub use heroes::top_heroes;
 pub use jobs::{NudgeJobs, NudgeTally, WeekCompliance};

@@ -1,12 +1,12 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use opsd_core::{LocationId, StoreError, TeamId, UserId};
+use opsd_core::{LocationId, PageRequest, StoreError, TeamId, UserId};
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::announcements::{Announcement, NewAnnouncement};
+use crate::announcements::{Announcement, AnnouncementKey, NewAnnouncement};
 use crate::jobs::WeekCompliance;
 
 /// A location and the dates to look at, from its own time zone's calendar.
@@ -93,7 +93,8 @@ pub trait AnnouncementStore: Send + Sync {
         announcement: &NewAnnouncement,
         at: OffsetDateTime,
     ) -> Result<Option<Announcement>, StoreError>;
-    async fn list(&self, team: &TeamId) -> Result<Vec<Announcement>, StoreError>;
+    /// Latest first, by (publish_at, id) descending: `page.rows_to_read()` of them after `page.after`.
+    async fn list(&self, team: &TeamId, page: &PageRequest<AnnouncementKey>) -> Result<Vec<Announcement>, StoreError>;
     /// Marks due, unpublished announcements published (each exactly once, `SKIP LOCKED`) and, in
     /// the same transaction, queues one push per member of the team (the outbox); returns them.
     async fn publish_due(&self, now: OffsetDateTime, limit: u32) -> Result<Vec<Announcement>, StoreError>;

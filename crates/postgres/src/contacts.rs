@@ -1,11 +1,12 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use opsd_core::{StoreError, TeamId};
-use opsd_incidents::{Contact, ContactId, ContactStore, NewContact};
+use opsd_core::{PageRequest, StoreError, TeamId};
+use opsd_incidents::{Contact, ContactId, ContactKey, ContactStore, NewContact};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::paging::after_name_and_id;
 use crate::schema::contacts;
 use crate::{Db, store_error};
 
@@ -76,11 +77,17 @@ impl ContactStore for PgContactStore {
         insert_contact(&conn, team, contact, at).await.map_err(store_error)
     }
 
-    async fn list(&self, team: &TeamId) -> Result<Vec<Contact>, StoreError> {
+    async fn list(&self, team: &TeamId, page: &PageRequest<ContactKey>) -> Result<Vec<Contact>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let rows: Vec<ContactRow> = contacts::table
+        let mut query = contacts::table
             .filter(contacts::team_id.eq(team.as_str()).and(contacts::deleted_at.is_null()))
+            .into_boxed();
+        if let Some(after) = &page.after {
+            query = query.filter(after_name_and_id("contacts.name", "contacts.id", after));
+        }
+        let rows: Vec<ContactRow> = query
             .order((contacts::name, contacts::id))
+            .limit(page.rows_to_read())
             .select(ContactRow::as_select())
             .load(&mut conn)
             .await

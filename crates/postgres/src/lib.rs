@@ -17,6 +17,7 @@ mod memberships;
 mod migrations;
 mod nudges;
 mod numeric;
+mod paging;
 mod pipelined;
 mod planning;
 mod pool;

@@ -1,14 +1,15 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_core::{LocationId, PageRequest, StoreError, TeamId};
 use opsd_teams::{
-    Location, LocationSlug, LocationStore, NewLocation, SaveLocationError, TeamSettingsStore, TimeZoneName,
+    Location, LocationKey, LocationSlug, LocationStore, NewLocation, SaveLocationError, TeamSettingsStore, TimeZoneName,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::is_unique_violation;
+use crate::paging::after_name_and_id;
 use crate::schema::{locations, teams};
 use crate::{Db, store_error};
 
@@ -78,11 +79,15 @@ impl LocationStore for PgLocationStore {
         Ok(row.into_location()?)
     }
 
-    async fn list(&self, team: &TeamId) -> Result<Vec<Location>, StoreError> {
+    async fn list(&self, team: &TeamId, page: &PageRequest<LocationKey>) -> Result<Vec<Location>, StoreError> {
         let mut conn = self.db.conn().await?;
-        let rows: Vec<LocationRow> = locations::table
-            .filter(locations::team_id.eq(team.as_str()))
+        let mut query = locations::table.filter(locations::team_id.eq(team.as_str())).into_boxed();
+        if let Some(after) = &page.after {
+            query = query.filter(after_name_and_id("locations.name", "locations.id", after));
+        }
+        let rows: Vec<LocationRow> = query
             .order((locations::name, locations::id))
+            .limit(page.rows_to_read())
             .select(LocationRow::as_select())
             .load(&mut conn)
             .await

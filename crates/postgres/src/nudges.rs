@@ -5,10 +5,10 @@ use diesel::OptionalExtension;
 use diesel::QueryableByName;
 use diesel::sql_types::{Array, Bool, Date as SqlDate, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use opsd_core::{LocationId, StoreError, TeamId, UserId};
+use opsd_core::{LocationId, PageRequest, StoreError, TeamId, UserId};
 use opsd_nudges::{
-    Announcement, AnnouncementStore, FilingScope, Filings, NewAnnouncement, NudgeKey, NudgeLocation, NudgeStore,
-    PendingPush, WeekCompliance,
+    Announcement, AnnouncementKey, AnnouncementStore, FilingScope, Filings, NewAnnouncement, NudgeKey, NudgeLocation,
+    NudgeStore, PendingPush, WeekCompliance,
 };
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
@@ -378,12 +378,18 @@ impl AnnouncementStore for PgAnnouncementStore {
         Ok(row.map(Announcement::from))
     }
 
-    async fn list(&self, team: &TeamId) -> Result<Vec<Announcement>, StoreError> {
+    async fn list(&self, team: &TeamId, page: &PageRequest<AnnouncementKey>) -> Result<Vec<Announcement>, StoreError> {
         let mut conn = self.db.conn().await?;
+        let (publish_at, id) = page.after.unzip();
         let rows: Vec<AnnouncementRow> = diesel::sql_query(format!(
-            "SELECT {ANNOUNCEMENT_COLUMNS} FROM announcements WHERE team_id = $1 ORDER BY publish_at DESC, id LIMIT 200"
+            "SELECT {ANNOUNCEMENT_COLUMNS} FROM announcements \
+             WHERE team_id = $1 AND ($2::timestamptz IS NULL OR (publish_at, id) < ($2, $3)) \
+             ORDER BY publish_at DESC, id DESC LIMIT $4"
         ))
         .bind::<Text, _>(team.as_str())
+        .bind::<Nullable<Timestamptz>, _>(publish_at)
+        .bind::<Nullable<SqlUuid>, _>(id)
+        .bind::<diesel::sql_types::BigInt, _>(page.rows_to_read())
         .load(&mut conn)
         .await
         .map_err(store_error)?;

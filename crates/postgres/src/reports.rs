@@ -1,10 +1,12 @@
 use async_trait::async_trait;
+use diesel::dsl::sql;
 use diesel::prelude::*;
+use diesel::sql_types::{Bool, Date as SqlDate, Integer, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use opsd_core::{Decimal, LocationId, StoreError, TeamId, UserId};
+use opsd_core::{Decimal, LocationId, PageRequest, StoreError, TeamId, UserId};
 use opsd_reports::{
     EmployeeReview, ManagerReport, NewManagerReport, NewShiftReport, ReportShift, ReportStore, SaveReportError,
-    ShiftReport,
+    ShiftReport, ShiftReportKey,
 };
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
@@ -12,6 +14,14 @@ use uuid::Uuid;
 use crate::error::corrupt;
 use crate::schema::{locations, manager_reports, shift_reports};
 use crate::{Db, store_error};
+
+/// The shifts as the day runs: a shift's place in it orders and pages a location's reports.
+macro_rules! shifts {
+    () => {
+        "ARRAY['morning', 'afternoon', 'evening']"
+    };
+}
+const SHIFT_RANK: &str = concat!("array_position(", shifts!(), ", shift_reports.shift)");
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = shift_reports)]
@@ -234,22 +244,34 @@ impl ReportStore for PgReportStore {
         location: LocationId,
         from: Date,
         to: Date,
+        page: &PageRequest<ShiftReportKey>,
     ) -> Result<Option<Vec<ShiftReport>>, StoreError> {
         let mut conn = self.db.conn().await?;
         if !location_in_team(&mut conn, team, location).await? {
             return Ok(None);
         }
-        let rows: Vec<ShiftReportRow> = shift_reports::table
+        let mut query = shift_reports::table
             .filter(shift_reports::location_id.eq(location.0))
             .filter(shift_reports::date.between(from, to))
-            .order((shift_reports::date, shift_reports::id))
+            .into_boxed();
+        if let Some((date, shift)) = &page.after {
+            query = query.filter(
+                sql::<Bool>(&format!("(shift_reports.date, {SHIFT_RANK}) > ("))
+                    .bind::<SqlDate, _>(*date)
+                    .sql(concat!(", array_position(", shifts!(), ", "))
+                    .bind::<Text, _>(shift.as_str())
+                    .sql("))"),
+            );
+        }
+        let rows: Vec<ShiftReportRow> = query
+            .order(shift_reports::date)
+            .then_order_by(sql::<Integer>(SHIFT_RANK))
+            .limit(page.rows_to_read())
             .select(ShiftReportRow::as_select())
             .load(&mut conn)
             .await
             .map_err(store_error)?;
-        let mut reports = rows.into_iter().map(ShiftReport::try_from).collect::<Result<Vec<_>, _>>()?;
-        reports.sort_by_key(|report| (report.date, report.shift));
-        Ok(Some(reports))
+        rows.into_iter().map(ShiftReport::try_from).collect::<Result<_, _>>().map(Some)
     }
 
     async fn manager_reports(
@@ -258,15 +280,22 @@ impl ReportStore for PgReportStore {
         location: LocationId,
         from: Date,
         to: Date,
+        page: &PageRequest<Date>,
     ) -> Result<Option<Vec<ManagerReport>>, StoreError> {
         let mut conn = self.db.conn().await?;
         if !location_in_team(&mut conn, team, location).await? {
             return Ok(None);
         }
-        let rows: Vec<ManagerReportRow> = manager_reports::table
+        let mut query = manager_reports::table
             .filter(manager_reports::location_id.eq(location.0))
             .filter(manager_reports::date.between(from, to))
-            .order((manager_reports::date, manager_reports::id))
+            .into_boxed();
+        if let Some(after) = page.after {
+            query = query.filter(manager_reports::date.gt(after));
+        }
+        let rows: Vec<ManagerReportRow> = query
+            .order(manager_reports::date)
+            .limit(page.rows_to_read())
             .select(ManagerReportRow::as_select())
             .load(&mut conn)
             .await

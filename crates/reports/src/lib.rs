@@ -4,7 +4,9 @@ mod model;
 mod ports;
 mod service;
 
-pub use model::{EmployeeReview, ManagerReport, NewManagerReport, NewShiftReport, ReportShift, ShiftReport};
+pub use model::{
+    EmployeeReview, ManagerReport, NewManagerReport, NewShiftReport, ReportShift, ShiftReport, ShiftReportKey,
+};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::MockReportStore;
 pub use ports::{ReportStore, SaveReportError};

@@ -50,6 +50,16 @@ pub struct NewManagerReport {
     pub employee_reviews: Vec<EmployeeReview>,
 }
 
+/// Where a shift report stands in a location's list: its date, then its shift's wire name (the
+/// store orders shifts as the day runs).
+pub type ShiftReportKey = (Date, String);
+
+impl ShiftReport {
+    pub fn key(&self) -> ShiftReportKey {
+        (self.date, self.shift.as_str().to_owned())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShiftReport {
     pub id: Uuid,

@@ -1,9 +1,9 @@
 use async_trait::async_trait;
-use opsd_core::{LocationId, StoreError, TeamId, UserId};
+use opsd_core::{LocationId, PageRequest, StoreError, TeamId, UserId};
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::model::{ManagerReport, NewManagerReport, NewShiftReport, ShiftReport};
+use crate::model::{ManagerReport, NewManagerReport, NewShiftReport, ShiftReport, ShiftReportKey};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SaveReportError {
@@ -34,19 +34,23 @@ pub trait ReportStore: Send + Sync {
         by: &UserId,
         at: OffsetDateTime,
     ) -> Result<ManagerReport, SaveReportError>;
-    /// `None` when the location is not the team's.
+    /// By date and shift as the day runs, `page.rows_to_read()` of them after `page.after`; `None`
+    /// when the location is not the team's.
     async fn shift_reports(
         &self,
         team: &TeamId,
         location: LocationId,
         from: Date,
         to: Date,
+        page: &PageRequest<ShiftReportKey>,
     ) -> Result<Option<Vec<ShiftReport>>, StoreError>;
+    /// By date, as above.
     async fn manager_reports(
         &self,
         team: &TeamId,
         location: LocationId,
         from: Date,
         to: Date,
+        page: &PageRequest<Date>,
     ) -> Result<Option<Vec<ManagerReport>>, StoreError>;
 }

@@ -1,9 +1,9 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, LocationId, ValidationErrors, parse_iso_date};
+use opsd_core::{Caller, Clock, LocationId, Page, PageRequest, ValidationErrors, parse_iso_date};
 use time::{Date, Duration};
 
-use crate::model::{ManagerReport, NewManagerReport, NewShiftReport, ShiftReport};
+use crate::model::{ManagerReport, NewManagerReport, NewShiftReport, ShiftReport, ShiftReportKey};
 use crate::ports::{ReportStore, SaveReportError};
 
 /// A report for the slot exists: the existing report's id.
@@ -60,20 +60,30 @@ impl ReportService {
         Ok(self.store.create_manager_report(team, &report, &caller.user_id, self.clock.now()).await?)
     }
 
-    pub async fn shift_reports(&self, caller: &Caller, range: ReportRange) -> Result<Vec<ShiftReport>, ReportError> {
+    pub async fn shift_reports(
+        &self,
+        caller: &Caller,
+        range: ReportRange,
+        page: PageRequest<ShiftReportKey>,
+    ) -> Result<Page<ShiftReport>, ReportError> {
         let team = caller.team_id()?;
         let (from, to) = self.dates(&range)?;
-        self.store.shift_reports(team, range.location_id, from, to).await?.ok_or(ReportError::NotFound)
+        let rows =
+            self.store.shift_reports(team, range.location_id, from, to, &page).await?.ok_or(ReportError::NotFound)?;
+        Ok(Page::of(rows, &page, ShiftReport::key))
     }
 
     pub async fn manager_reports(
         &self,
         caller: &Caller,
         range: ReportRange,
-    ) -> Result<Vec<ManagerReport>, ReportError> {
+        page: PageRequest<Date>,
+    ) -> Result<Page<ManagerReport>, ReportError> {
         let team = caller.team_id()?;
         let (from, to) = self.dates(&range)?;
-        self.store.manager_reports(team, range.location_id, from, to).await?.ok_or(ReportError::NotFound)
+        let rows =
+            self.store.manager_reports(team, range.location_id, from, to, &page).await?.ok_or(ReportError::NotFound)?;
+        Ok(Page::of(rows, &page, |report| report.date))
     }
 
     /// `to` defaults to today (UTC), `from` to 30 days before `to`; at most 366 days.
@@ -159,7 +169,8 @@ mod tests {
                 from: from.map(Into::into),
                 to: to.map(Into::into),
             };
-            assert!(matches!(service.shift_reports(&caller(Role::Member), range).await, Err(ReportError::Invalid(_))));
+            let listed = service.shift_reports(&caller(Role::Member), range, PageRequest::default()).await;
+            assert!(matches!(listed, Err(ReportError::Invalid(_))));
         }
     }
 }

@@ -4,7 +4,7 @@ mod location;
 mod ports;
 mod service;
 
-pub use location::{Location, LocationSlug, NewLocation, TimeZoneName};
+pub use location::{Location, LocationKey, LocationSlug, NewLocation, TimeZoneName};
 pub use ports::{LocationStore, SaveLocationError, TeamSettingsStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockLocationStore, MockTeamSettingsStore};

@@ -96,6 +96,15 @@ pub struct Location {
     pub created_at: OffsetDateTime,
 }
 
+/// Where a location stands in the team's list: by name, then id.
+pub type LocationKey = (String, uuid::Uuid);
+
+impl Location {
+    pub fn key(&self) -> LocationKey {
+        (self.name.clone(), self.id.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 use async_trait::async_trait;
-use opsd_core::{LocationId, StoreError, TeamId};
+use opsd_core::{LocationId, PageRequest, StoreError, TeamId};
 
-use crate::location::{Location, NewLocation};
+use crate::location::{Location, LocationKey, NewLocation};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SaveLocationError {
@@ -15,7 +15,8 @@ pub enum SaveLocationError {
 #[async_trait]
 pub trait LocationStore: Send + Sync {
     async fn create(&self, team: &TeamId, location: &NewLocation) -> Result<Location, SaveLocationError>;
-    async fn list(&self, team: &TeamId) -> Result<Vec<Location>, StoreError>;
+    /// By (name, id): `page.rows_to_read()` of them after `page.after`.
+    async fn list(&self, team: &TeamId, page: &PageRequest<LocationKey>) -> Result<Vec<Location>, StoreError>;
     /// A location of this team; another team's is `None`, as if it did not exist.
     async fn find(&self, team: &TeamId, id: LocationId) -> Result<Option<Location>, StoreError>;
 }

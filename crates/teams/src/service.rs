@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
-use opsd_core::{Caller, OutboundUrlPolicy, ValidationErrors};
+use opsd_core::{Caller, MAX_LIMIT, OutboundUrlPolicy, Page, PageRequest, ValidationErrors};
 
-use crate::location::{Location, NewLocation};
+use crate::location::{Location, LocationKey, NewLocation};
 use crate::ports::{LocationStore, SaveLocationError, TeamSettingsStore};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -27,8 +27,30 @@ impl TeamService {
         })
     }
 
+    pub async fn locations_page(
+        &self,
+        caller: &Caller,
+        page: PageRequest<LocationKey>,
+    ) -> Result<Page<Location>, TeamError> {
+        let rows = self.locations.list(caller.team_id()?, &page).await?;
+        Ok(Page::of(rows, &page, Location::key))
+    }
+
+    /// Every location of the team, by name (the console's and the assistant's choices).
     pub async fn list_locations(&self, caller: &Caller) -> Result<Vec<Location>, TeamError> {
-        Ok(self.locations.list(caller.team_id()?).await?)
+        let team = caller.team_id()?;
+        let mut page = PageRequest { limit: MAX_LIMIT, after: None };
+        let mut all = Vec::new();
+        loop {
+            let mut rows = self.locations.list(team, &page).await?;
+            let more = rows.len() > page.limit as usize;
+            rows.truncate(page.limit as usize);
+            page.after = rows.last().map(Location::key);
+            all.extend(rows);
+            if !more {
+                return Ok(all);
+            }
+        }
     }
 
     pub async fn chat_webhook_url(&self, caller: &Caller) -> Result<Option<String>, TeamError> {

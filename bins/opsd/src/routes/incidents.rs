@@ -2,7 +2,7 @@
 
 mod wire;
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use opsd_incidents::{ContactId, IncidentId};
 use uuid::Uuid;
 
@@ -11,6 +11,7 @@ pub use wire::{
     IncidentRequest, Page, StatusChange, StatusRequest,
 };
 
+use super::paging::{PageQuery, page_response};
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody, QueryParams};
 use crate::state::AppState;
@@ -99,12 +100,18 @@ pub async fn add_contact(
     Ok(HttpResponse::Created().insert_header(("Location", location)).json(Contact::from(contact)))
 }
 
-/// The team's live contacts, by name.
-#[utoipa::path(get, path = "/api/contacts", tags = ["incidents"], security(("bearer" = []), ("session" = [])),
-    responses((status = 200, body = Vec<Contact>)))]
-pub async fn contacts(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
-    let contacts: Vec<Contact> = state.incidents.contacts(&caller).await?.into_iter().map(Into::into).collect();
-    Ok(HttpResponse::Ok().json(contacts))
+/// The team's live contacts, by name, a page at a time.
+#[utoipa::path(get, path = "/api/contacts", tags = ["incidents"], params(PageQuery),
+    security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = Vec<Contact>, headers(("Link" = String, description = "<…>; rel=\"next\": the next page, when more items follow (RFC 8288)")))))]
+pub async fn contacts(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    QueryParams(query): QueryParams<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = state.incidents.contacts(&caller, query.request()?).await?;
+    Ok(page_response(&req, page.map(Contact::from)))
 }
 
 /// Soft-deletes a contact (admin). The prune job removes it after `CONTACT_RETENTION_DAYS`.

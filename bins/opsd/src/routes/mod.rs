@@ -10,6 +10,7 @@ mod docs;
 mod health;
 mod incidents;
 mod nudges;
+mod paging;
 mod planning;
 pub(crate) mod push;
 pub(crate) mod reports;

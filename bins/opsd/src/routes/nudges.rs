@@ -2,12 +2,13 @@
 
 mod wire;
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::paging::{PageQuery, page_response};
 use crate::errors::ApiError;
-use crate::extract::{AnyCaller, CronSecret, JsonBody};
+use crate::extract::{AnyCaller, CronSecret, JsonBody, QueryParams};
 use crate::routes::cron::call;
 use crate::state::AppState;
 
@@ -63,10 +64,17 @@ pub async fn create(
     Ok(HttpResponse::Created().json(Announcement::from(state.announcements.create(&caller, &body.into()).await?)))
 }
 
-/// The team's announcements, latest first.
-#[utoipa::path(get, path = "/api/announcements", operation_id = "list_announcements", tags = ["announcements"], security(("bearer" = []), ("session" = [])),
-    responses((status = 200, body = Vec<Announcement>)))]
-pub async fn list(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
-    let announcements = state.announcements.list(&caller).await?;
-    Ok(HttpResponse::Ok().json(announcements.into_iter().map(Announcement::from).collect::<Vec<_>>()))
+/// The team's announcements, latest first, a page at a time.
+#[utoipa::path(get, path = "/api/announcements", operation_id = "list_announcements", tags = ["announcements"],
+    params(PageQuery), security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = Vec<Announcement>,
+        headers(("Link" = String, description = "<…>; rel=\"next\": the next page, when more items follow (RFC 8288)")))))]
+pub async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    QueryParams(query): QueryParams<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = state.announcements.list(&caller, query.request()?).await?;
+    Ok(page_response(&req, page.map(Announcement::from)))
 }

@@ -4,13 +4,14 @@ mod wire;
 
 pub use wire::{HERO, MAX_REVIEWS, RATINGS, REVIEW_KEY, REVIEW_NAME, REVIEW_NOTES};
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 
 pub use wire::{
     EmployeeReviewBody, EmployeeReviewRequest, ManagerReport, ManagerReportRequest, ReportQuery, ShiftReport,
     ShiftReportRequest,
 };
 
+use super::paging::page_response;
 use crate::errors::ApiError;
 use crate::extract::{AnyCaller, JsonBody, QueryParams};
 use crate::state::AppState;
@@ -41,24 +42,30 @@ pub async fn submit_manager(
 
 /// A location's shift reports in a date range, by date and shift.
 #[utoipa::path(get, path = "/api/reports/shift", tags = ["reports"], params(ReportQuery),
-    security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ShiftReport>)))]
+    security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ShiftReport>,
+        headers(("Link" = String, description = "<…>; rel=\"next\": the next page, when more items follow (RFC 8288)")))))]
 pub async fn shift_reports(
+    req: HttpRequest,
     state: web::Data<AppState>,
     AnyCaller(caller): AnyCaller,
     QueryParams(query): QueryParams<ReportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let reports = state.reports.shift_reports(&caller, query.into()).await?;
-    Ok(HttpResponse::Ok().json(reports.into_iter().map(ShiftReport::from).collect::<Vec<_>>()))
+    let (range, page) = query.into_domain()?;
+    let reports = state.reports.shift_reports(&caller, range, page).await?;
+    Ok(page_response(&req, reports.map(ShiftReport::from)))
 }
 
 /// A location's manager reports in a date range, by date.
 #[utoipa::path(get, path = "/api/reports/manager", tags = ["reports"], params(ReportQuery),
-    security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ManagerReport>)))]
+    security(("bearer" = []), ("session" = [])), responses((status = 200, body = Vec<ManagerReport>,
+        headers(("Link" = String, description = "<…>; rel=\"next\": the next page, when more items follow (RFC 8288)")))))]
 pub async fn manager_reports(
+    req: HttpRequest,
     state: web::Data<AppState>,
     AnyCaller(caller): AnyCaller,
     QueryParams(query): QueryParams<ReportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let reports = state.reports.manager_reports(&caller, query.into()).await?;
-    Ok(HttpResponse::Ok().json(reports.into_iter().map(ManagerReport::from).collect::<Vec<_>>()))
+    let (range, page) = query.into_domain()?;
+    let reports = state.reports.manager_reports(&caller, range, page).await?;
+    Ok(page_response(&req, reports.map(ManagerReport::from)))
 }

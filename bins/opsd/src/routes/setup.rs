@@ -1,14 +1,15 @@
 //! Setting a team up: locations and team settings.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use opsd_teams::{Location, NewLocation};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::paging::{PageQuery, page_response};
 use crate::errors::ApiError;
-use crate::extract::{AnyCaller, JsonBody};
+use crate::extract::{AnyCaller, JsonBody, QueryParams};
 use crate::state::AppState;
 
 #[derive(Deserialize, ToSchema)]
@@ -74,19 +75,23 @@ pub async fn create_location(
         .json(LocationView::from(location)))
 }
 
-/// Lists the caller's team's locations.
-#[utoipa::path(get, path = "/api/locations", tags = ["setup"], security(("bearer" = []), ("session" = [])),
+/// Lists the caller's team's locations, by name, a page at a time.
+#[utoipa::path(get, path = "/api/locations", tags = ["setup"], params(PageQuery),
+    security(("bearer" = []), ("session" = [])),
     responses(
-        (status = 200, body = Vec<LocationView>),
+        (status = 200, body = Vec<LocationView>,
+            headers(("Link" = String, description = "<…>; rel=\"next\": the next page, when more items follow (RFC 8288)"))),
         (status = 401, body = crate::errors::Problem, content_type = "application/problem+json"),
         (status = 403, body = crate::errors::Problem, content_type = "application/problem+json"),
     ))]
 pub async fn list_locations(
+    req: HttpRequest,
     state: web::Data<AppState>,
     AnyCaller(caller): AnyCaller,
+    QueryParams(query): QueryParams<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let locations = state.teams.list_locations(&caller).await?;
-    Ok(HttpResponse::Ok().json(locations.into_iter().map(LocationView::from).collect::<Vec<_>>()))
+    let page = state.teams.locations_page(&caller, query.request()?).await?;
+    Ok(page_response(&req, page.map(LocationView::from)))
 }
 
 #[derive(Deserialize, ToSchema)]

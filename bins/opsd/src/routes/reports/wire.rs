@@ -1,13 +1,14 @@
 //! The report bodies as clients send and receive them. Requests parse into the domain's validated
 //! reports (`try_into_domain`); responses are built from the stored reports.
 
-use opsd_core::{LocationId, TextLength, ValidationErrors, parse_iso_date, parse_money};
+use opsd_core::{LocationId, PageRequest, TextLength, ValidationErrors, parse_iso_date, parse_money};
 use opsd_reports::{self as domain, EmployeeReview, NewManagerReport, NewShiftReport, ReportRange};
 use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::errors::ApiError;
 use crate::wire;
 
 pub const HERO: TextLength = TextLength::new(0, 100);
@@ -150,11 +151,17 @@ pub struct ReportQuery {
     from: Option<String>,
     /// `YYYY-MM-DD`; default today (UTC). At most 366 days after `from`.
     to: Option<String>,
+    /// Items per page: 1 to 500, default 100.
+    limit: Option<u32>,
+    /// Where the page starts: take it from the previous page's `Link: <…>; rel="next"`.
+    cursor: Option<String>,
 }
 
-impl From<ReportQuery> for ReportRange {
-    fn from(query: ReportQuery) -> Self {
-        ReportRange { location_id: LocationId(query.location_id), from: query.from, to: query.to }
+impl ReportQuery {
+    /// The range and the page asked for (a bad `limit` or `cursor` is refused here).
+    pub fn into_domain<K: serde::de::DeserializeOwned>(self) -> Result<(ReportRange, PageRequest<K>), ApiError> {
+        let page = PageRequest::parse(self.limit, self.cursor.as_deref())?;
+        Ok((ReportRange { location_id: LocationId(self.location_id), from: self.from, to: self.to }, page))
     }
 }
 
