@@ -176,8 +176,10 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
                 {
                     let local = date.with_time(Time::from_hms(start, 0, 0).expect("a time"));
                     let start_at = local.assume_timezone(zone).take_first().context("a local start time")?;
-                    // Two crews alternate by day; the manager (the last slot) works every day.
+                    // Each location has its own staff: two crews alternate by day; the manager (the
+                    // last slot) works every day.
                     let employee = if n == 5 { n } else { n + 6 * (day_index % 2) };
+                    let employee = format!("{index}-{employee}");
                     let input = ShiftInput {
                         provider_shift_id: format!("demo-{index}-{date}-{n}"),
                         employee_name: format!("Demo Employee {employee}"),
