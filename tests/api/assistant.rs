@@ -333,12 +333,17 @@ async fn a_user_past_the_per_minute_limit_is_429_across_instances() {
     let app = TestApp::spawn_with(|config| config.assistant.rate_limit_per_minute = 3).await;
     let second = app.spawn_instance().await;
     // The second instance counts into the same window (its own limit is the default 20).
-    for instance in [&second, &app, &second] {
+    // Each says where the caller stands by its own limit.
+    for (limit, remaining, instance) in [(20, 19, &second), (3, 1, &app), (20, 17, &second)] {
         let answered = chat(instance, &question()).await;
         assert_eq!(answered.status(), 200);
+        assert_eq!(answered.headers()["ratelimit-policy"].to_str().unwrap(), format!("\"assistant\";q={limit};w=60"));
+        let state = answered.headers()["ratelimit"].to_str().unwrap().to_owned();
+        assert!(state.starts_with(&format!("\"assistant\";r={remaining};t=")), "{state}");
         answered.text().await.unwrap();
     }
     let refused = chat(&app, &question()).await;
+    assert!(refused.headers()["ratelimit"].to_str().unwrap().starts_with("\"assistant\";r=0;t="));
     let retry_after: u64 = refused.headers()["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry_after), "{retry_after}");
     problem(refused, 429, "rate_limited").await;

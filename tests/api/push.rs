@@ -227,14 +227,31 @@ async fn the_send_limit_holds_across_instances() {
     let app = TestApp::spawn().await;
     let second = app.spawn_instance().await;
     let token = app.tokens.member("user_1", "org_1");
+    // Every answer says where the caller stands (draft-ietf-httpapi-ratelimit-headers), a refusal
+    // after the call was counted too.
+    let fields = |response: &reqwest::Response| {
+        let field = |name: &str| response.headers()[name].to_str().unwrap().to_owned();
+        (field("ratelimit-policy"), field("ratelimit"))
+    };
     for i in 0..10 {
         let instance = if i % 2 == 0 { &app } else { &second };
-        assert_eq!(send(instance, &token, &json!({})).await.status(), 200, "call {i}");
+        let body = if i == 3 { json!({ "body": "x".repeat(5000) }) } else { json!({}) };
+        let answered = send(instance, &token, &body).await;
+        assert_eq!(answered.status(), if i == 3 { 400 } else { 200 }, "call {i}");
+        let (policy, state) = fields(&answered);
+        assert_eq!(policy, "\"push-send\";q=10;w=60");
+        let (remaining, reset) = state.strip_prefix("\"push-send\";r=").unwrap().split_once(";t=").unwrap();
+        assert_eq!(remaining, (9 - i).to_string(), "call {i}");
+        assert!((1..=60).contains(&reset.parse::<u32>().unwrap()), "{state}");
     }
     let refused = send(&second, &token, &json!({})).await;
     let retry_after: u64 = refused.headers()["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry_after));
+    let (policy, state) = fields(&refused);
+    assert_eq!((policy.as_str(), state), ("\"push-send\";q=10;w=60", format!("\"push-send\";r=0;t={retry_after}")));
     problem(refused, 429, "rate_limited").await;
+    let unlimited = app.get("/api/push/vapid-public-key").send().await.unwrap();
+    assert!(unlimited.headers().get("ratelimit").is_none(), "only limited routes carry the fields");
     let other_user = app.tokens.member("user_2", "org_1");
     assert_eq!(send(&app, &other_user, &json!({})).await.status(), 200, "limits are per user");
 }

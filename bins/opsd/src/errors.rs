@@ -33,7 +33,7 @@ pub enum ApiError {
     #[error("the request under this idempotency key stopped without an answer")]
     IdempotencyOutcomeUnknown,
     #[error("rate limited")]
-    RateLimited { retry_after_seconds: u64 },
+    RateLimited { retry_after_seconds: u64, quota: opsd_core::Quota },
     #[error("circuit open")]
     CircuitOpen { retry_after_seconds: u64 },
     #[error("payload too large")]
@@ -200,12 +200,16 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed(allow) => {
                 response.insert_header((header::ALLOW, allow.as_ref()));
             }
-            ApiError::RateLimited { retry_after_seconds } | ApiError::CircuitOpen { retry_after_seconds } => {
+            ApiError::RateLimited { retry_after_seconds, .. } | ApiError::CircuitOpen { retry_after_seconds } => {
                 response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
             }
             _ => {}
         }
-        response.body(serde_json::to_string(&problem).expect("a problem serializes"))
+        let mut response = response.body(serde_json::to_string(&problem).expect("a problem serializes"));
+        if let ApiError::RateLimited { quota, .. } = self {
+            crate::middleware::insert_rate_limit_fields(response.headers_mut(), quota);
+        }
+        response
     }
 }
 
@@ -233,7 +237,7 @@ impl<E: std::error::Error + Into<ApiError>> From<ServiceError<E>> for ApiError {
             ServiceError::Invalid(errors) => errors.into(),
             ServiceError::NotFound => ApiError::NotFound,
             ServiceError::RateLimited(limited) => {
-                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds }
+                ApiError::RateLimited { retry_after_seconds: limited.retry_after_seconds, quota: limited.quota }
             }
             ServiceError::Store(error) => error.into(),
             ServiceError::Domain(refusal) => refusal.into(),

@@ -4,6 +4,7 @@ use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
 use actix_web::App;
+use actix_web::HttpMessage;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
@@ -121,6 +122,7 @@ where
         > + 'static,
 {
     app.wrap(from_fn(catch_panics))
+        .wrap(from_fn(rate_limit_fields))
         .wrap(actix_web::middleware::Condition::new(!cors_origins.is_empty(), cors(&cors_origins)))
         .wrap(from_fn(crate::idempotency::idempotent_creates))
         .wrap(from_fn(security_headers))
@@ -152,6 +154,8 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
             header::LINK,
             header::LOCATION,
             header::RETRY_AFTER,
+            header::HeaderName::from_static("ratelimit"),
+            header::HeaderName::from_static("ratelimit-policy"),
             header::HeaderName::from_static("deprecation"),
             header::HeaderName::from_static("sunset"),
         ])
@@ -184,6 +188,39 @@ pub async fn security_headers(
         );
     }
     Ok(response)
+}
+
+/// `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers) on every answer of a
+/// rate-limited route, from the quota its handler put in the request's extensions: a success, a
+/// refusal after the call was counted, or the 429 itself.
+pub async fn rate_limit_fields(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let mut response = next.call(req).await?;
+    let quota = response.request().extensions().get::<opsd_core::Quota>().copied();
+    if let Some(quota) = quota {
+        insert_rate_limit_fields(response.headers_mut(), &quota);
+    }
+    Ok(response)
+}
+
+/// A rate-limited call's outcome; its quota is kept for `rate_limit_fields`, whatever the outcome.
+pub fn counted<T, E>(req: &actix_web::HttpRequest, limited: opsd_core::Limited<Result<T, E>>) -> Result<T, E> {
+    req.extensions_mut().insert(limited.quota);
+    limited.value
+}
+
+pub fn insert_rate_limit_fields(headers: &mut actix_web::http::header::HeaderMap, quota: &opsd_core::Quota) {
+    use actix_web::http::header::HeaderName;
+    let opsd_core::Quota { policy, limit, window_seconds, remaining, reset_seconds } = quota;
+    let fields = [
+        ("ratelimit-policy", format!("\"{policy}\";q={limit};w={window_seconds}")),
+        ("ratelimit", format!("\"{policy}\";r={remaining};t={reset_seconds}")),
+    ];
+    for (name, value) in fields {
+        headers.insert(HeaderName::from_static(name), HeaderValue::from_str(&value).expect("a field value"));
+    }
 }
 
 /// The innermost layer: a panicking handler answers 500 `internal` like any unexpected failure,

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use opsd_core::{Caller, Clock, RateLimiter, ValidationErrors};
+use opsd_core::{Caller, Clock, Limited, RateLimiter, TeamId, ValidationErrors};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -80,18 +80,30 @@ impl AssistantService {
     /// judged. Checks the thread, records the user's message, and returns the thread and
     /// the answer as a stream of chunks. Provider failures become an error chunk in the stream,
     /// never an error here.
+    /// A call that passed validation counts against the caller's limit; its outcome comes with
+    /// the caller's quota after it.
     pub async fn chat(
         &self,
         caller: &Caller,
         conversation: Result<Conversation, ValidationErrors>,
-    ) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
+    ) -> Result<Limited<Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError>>, ChatError> {
         let team = caller.team_id()?.clone();
-        let Conversation { messages, thread } = conversation?;
+        let conversation = conversation?;
         let key = format!("assistant:{}", caller.user_id);
-        self.limiter
-            .hit(&key, self.limits.per_user_per_minute, self.clock.now())
+        let quota = self
+            .limiter
+            .hit("assistant", &key, self.limits.per_user_per_minute, self.clock.now())
             .await?
             .map_err(ChatError::RateLimited)?;
+        Ok(Limited { value: self.converse(caller, team, conversation).await, quota })
+    }
+
+    async fn converse(
+        &self,
+        caller: &Caller,
+        team: TeamId,
+        Conversation { messages, thread }: Conversation,
+    ) -> Result<(ThreadId, BoxStream<'static, UiChunk>), ChatError> {
         let (thread, messages) = match thread {
             Some(id) => {
                 let thread = ThreadId(id);
@@ -288,8 +300,8 @@ fn answer(
 
 #[cfg(test)]
 mod tests {
-    use opsd_core::RateLimited;
     use opsd_core::{MockClock, Role as TeamRole, UserId};
+    use opsd_core::{Quota, RateLimited};
     use serde_json::json;
     use time::OffsetDateTime;
 
@@ -317,7 +329,7 @@ mod tests {
 
     fn allow_all() -> MockRateLimiter {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|_, _, _| Ok(Ok(())));
+        limiter.expect_hit().returning(|policy, _, limit, _| Ok(Ok(Quota::per_minute(policy, limit, limit - 1, 60))));
         limiter
     }
 
@@ -367,7 +379,7 @@ mod tests {
 
     async fn run(model: MockLanguageModel, tools: MockTools) -> Vec<UiChunk> {
         let service = service_with(Some(Arc::new(model)), tools, threads());
-        let (_, stream) = service.chat(&caller(), request()).await.unwrap();
+        let (_, stream) = service.chat(&caller(), request()).await.unwrap().value.unwrap();
         stream.collect().await
     }
 
@@ -448,7 +460,7 @@ mod tests {
         );
 
         let service = service_with(None, tools(), threads());
-        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().value.unwrap().1.collect().await;
         assert!(
             chunks
                 .iter()
@@ -524,7 +536,7 @@ mod tests {
             ],
             thread: Some(Uuid::nil()),
         };
-        let chunks: Vec<UiChunk> = service.chat(&caller(), Ok(request)).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), Ok(request)).await.unwrap().value.unwrap().1.collect().await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
     }
 
@@ -545,8 +557,10 @@ mod tests {
         let mut limiter = MockRateLimiter::new();
         limiter
             .expect_hit()
-            .withf(|key, limit, _| key == "assistant:user_1" && *limit == 20)
-            .returning(|_, _, _| Ok(Err(RateLimited { retry_after_seconds: 12 })));
+            .withf(|policy, key, limit, _| policy == "assistant" && key == "assistant:user_1" && *limit == 20)
+            .returning(|policy, _, limit, _| {
+                Ok(Err(RateLimited { retry_after_seconds: 12, quota: Quota::per_minute(policy, limit, 0, 12) }))
+            });
         let mut threads = MockThreadStore::new();
         threads.expect_create().never();
         threads.expect_append().never();
@@ -559,7 +573,7 @@ mod tests {
         };
         let service = AssistantService::new(None, ports, AssistantLimits::default());
         let refused = service.chat(&caller(), request()).await;
-        assert!(matches!(refused, Err(ChatError::RateLimited(RateLimited { retry_after_seconds: 12 }))));
+        assert!(matches!(refused, Err(ChatError::RateLimited(RateLimited { retry_after_seconds: 12, .. }))));
     }
 
     fn ports_with(usage: MockUsageStore) -> AssistantPorts {
@@ -582,7 +596,7 @@ mod tests {
         let ports = ports_with(usage);
         let limits = AssistantLimits { per_user_per_minute: 20, daily_tokens_per_team: Some(1_000) };
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
-        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().value.unwrap().1.collect().await;
         assert_eq!(types(&chunks), ["start", "start-step", "error", "finish-step", "finish"]);
         assert!(matches!(&chunks[2], UiChunk::Error { error_text } if error_text.ends_with("[output_limit]")));
 
@@ -604,7 +618,7 @@ mod tests {
         });
         let ports = ports_with(usage);
         let service = AssistantService::new(Some(Arc::new(model)), ports, limits);
-        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().1.collect().await;
+        let chunks: Vec<UiChunk> = service.chat(&caller(), request()).await.unwrap().value.unwrap().1.collect().await;
         assert_eq!(chunks.last(), Some(&UiChunk::Finish { finish_reason: "stop" }));
     }
 
@@ -615,6 +629,6 @@ mod tests {
         threads.expect_append().never();
         let service = service_with(None, tools(), threads);
         let request = Conversation { messages: vec![said(Role::User, "hi")], thread: Some(Uuid::nil()) };
-        assert!(matches!(service.chat(&caller(), Ok(request)).await, Err(ChatError::NotFound)));
+        assert!(matches!(service.chat(&caller(), Ok(request)).await.unwrap().value, Err(ChatError::NotFound)));
     }
 }

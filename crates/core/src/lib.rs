@@ -52,7 +52,7 @@ pub use department::Department;
 mod rate_limit;
 #[cfg(any(test, feature = "mock"))]
 pub use rate_limit::MockRateLimiter;
-pub use rate_limit::{RateLimited, RateLimiter};
+pub use rate_limit::{Limited, Quota, RATE_LIMIT_WINDOW_SECONDS, RateLimited, RateLimiter};
 
 mod chat;
 #[cfg(any(test, feature = "mock"))]

@@ -2,8 +2,8 @@ use async_trait::async_trait;
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use opsd_core::{StoreError, TeamId, UserId};
-use opsd_push::{MemberDirectory, RateLimited, RateLimiter, StoredSubscription, Subscription, SubscriptionStore};
+use opsd_core::{Quota, RATE_LIMIT_WINDOW_SECONDS, RateLimited, RateLimiter, StoreError, TeamId, UserId};
+use opsd_push::{MemberDirectory, StoredSubscription, Subscription, SubscriptionStore};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -180,23 +180,41 @@ impl PgRateLimiter {
 
 #[async_trait]
 impl RateLimiter for PgRateLimiter {
-    async fn hit(&self, key: &str, limit: u32, now: OffsetDateTime) -> Result<Result<(), RateLimited>, StoreError> {
+    async fn hit(
+        &self,
+        policy: &'static str,
+        key: &str,
+        limit: u32,
+        now: OffsetDateTime,
+    ) -> Result<Result<Quota, RateLimited>, StoreError> {
         #[derive(QueryableByName)]
-        struct Wait {
+        struct Taken {
             #[diesel(sql_type = Int4)]
             wait: i32,
+            #[diesel(sql_type = Int4)]
+            remaining: i32,
+            #[diesel(sql_type = Int4)]
+            reset: i32,
         }
         let mut conn = self.db.conn().await?;
-        let wait: Wait = prepared("SELECT rate_limit_hit($1, $2, interval '1 minute', $3) AS wait")
-            .bind::<Text, _>(key)
-            .bind::<Int4, _>(i32::try_from(limit).unwrap_or(i32::MAX))
-            .bind::<Timestamptz, _>(now)
-            .get_result(&mut conn)
-            .await
-            .map_err(store_error)?;
-        Ok(match wait.wait {
-            0 => Ok(()),
-            seconds => Err(RateLimited { retry_after_seconds: u64::try_from(seconds).unwrap_or(1) }),
+        let taken: Taken =
+            prepared("SELECT wait, remaining, reset FROM rate_limit_take($1, $2, make_interval(secs => $3), $4)")
+                .bind::<Text, _>(key)
+                .bind::<Int4, _>(i32::try_from(limit).unwrap_or(i32::MAX))
+                .bind::<diesel::sql_types::Double, _>(f64::from(RATE_LIMIT_WINDOW_SECONDS))
+                .bind::<Timestamptz, _>(now)
+                .get_result(&mut conn)
+                .await
+                .map_err(store_error)?;
+        let quota = Quota::per_minute(
+            policy,
+            limit,
+            u32::try_from(taken.remaining).unwrap_or(0),
+            u64::try_from(taken.reset).unwrap_or(0),
+        );
+        Ok(match taken.wait {
+            0 => Ok(quota),
+            seconds => Err(RateLimited { retry_after_seconds: u64::try_from(seconds).unwrap_or(1), quota }),
         })
     }
 }

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use opsd_core::{Caller, Clock, OutboundUrlPolicy, StoreError, UserId, ValidationErrors};
+use opsd_core::{Caller, Clock, Limited, OutboundUrlPolicy, Quota, StoreError, UserId, ValidationErrors};
 
 use crate::model::{Message, SendSummary, Subscription};
 use crate::ports::{DeliveryResult, MemberDirectory, PushSender, RateLimiter, SubscriptionStore};
@@ -32,30 +32,41 @@ pub struct PushService {
 }
 
 impl PushService {
-    async fn limit(&self, user: &UserId, action: &str, limit: u32) -> Result<(), PushError> {
-        let key = format!("push:{action}:{user}");
-        self.limiter.hit(&key, limit, self.clock.now()).await?.map_err(PushError::RateLimited)
+    /// Counts the call against the user's limit of `policy`; a refusal is the error.
+    async fn limit(&self, user: &UserId, policy: &'static str, limit: u32) -> Result<Quota, PushError> {
+        let key = format!("{policy}:{user}");
+        self.limiter.hit(policy, &key, limit, self.clock.now()).await?.map_err(PushError::RateLimited)
     }
 
     /// Takes the body's parse result, so a caller past the limit is refused before the body is judged.
+    /// The outcome of a counted call comes with the caller's quota after it.
     pub async fn subscribe(
         &self,
         caller: &Caller,
         subscription: Result<Subscription, ValidationErrors>,
-    ) -> Result<(), PushError> {
-        self.limit(&caller.user_id, "subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
-        let subscription = subscription?;
-        self.urls
-            .check(&subscription.endpoint)
-            .await
-            .map_err(|rejected| ValidationErrors::single("endpoint", rejected.0))?;
-        Ok(self.subscriptions.upsert(&caller.user_id, &subscription, self.clock.now()).await?)
+    ) -> Result<Limited<Result<(), PushError>>, PushError> {
+        let quota = self.limit(&caller.user_id, "push-subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
+        let value = async {
+            let subscription = subscription?;
+            self.urls
+                .check(&subscription.endpoint)
+                .await
+                .map_err(|rejected| ValidationErrors::single("endpoint", rejected.0))?;
+            Ok(self.subscriptions.upsert(&caller.user_id, &subscription, self.clock.now()).await?)
+        }
+        .await;
+        Ok(Limited { value, quota })
     }
 
     /// Removes the caller's own subscription of the endpoint; `false` when there was none.
-    pub async fn unsubscribe(&self, caller: &Caller, endpoint: &str) -> Result<bool, PushError> {
-        self.limit(&caller.user_id, "subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
-        Ok(self.subscriptions.delete(&caller.user_id, endpoint).await?)
+    pub async fn unsubscribe(
+        &self,
+        caller: &Caller,
+        endpoint: &str,
+    ) -> Result<Limited<Result<bool, PushError>>, PushError> {
+        let quota = self.limit(&caller.user_id, "push-subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
+        let value = self.subscriptions.delete(&caller.user_id, endpoint).await.map_err(PushError::from);
+        Ok(Limited { value, quota })
     }
 
     /// Sends to the caller, or (admins) to a member of the caller's team.
@@ -64,25 +75,29 @@ impl PushService {
         &self,
         caller: &Caller,
         message: Result<Message, ValidationErrors>,
-    ) -> Result<SendSummary, PushError> {
+    ) -> Result<Limited<Result<SendSummary, PushError>>, PushError> {
         if !self.sender.is_configured() {
             return Err(PushError::Domain(PushRefusal::NotConfigured));
         }
-        self.limit(&caller.user_id, "send", SEND_LIMIT_PER_MINUTE).await?;
-        let Message { notification, target } = message?;
-        let target = match target {
-            None => caller.user_id.clone(),
-            Some(target) if target == caller.user_id => target,
-            Some(target) => {
-                let foreign = || PushError::Domain(PushRefusal::ForeignTarget);
-                let team = caller.admin_team().map_err(|_| foreign())?;
-                if !self.members.is_member(team, &target).await? {
-                    return Err(foreign());
+        let quota = self.limit(&caller.user_id, "push-send", SEND_LIMIT_PER_MINUTE).await?;
+        let value = async {
+            let Message { notification, target } = message?;
+            let target = match target {
+                None => caller.user_id.clone(),
+                Some(target) if target == caller.user_id => target,
+                Some(target) => {
+                    let foreign = || PushError::Domain(PushRefusal::ForeignTarget);
+                    let team = caller.admin_team().map_err(|_| foreign())?;
+                    if !self.members.is_member(team, &target).await? {
+                        return Err(foreign());
+                    }
+                    target
                 }
-                target
-            }
-        };
-        Ok(self.deliver(&target, &notification.to_json()).await?)
+            };
+            Ok(self.deliver(&target, &notification.to_json()).await?)
+        }
+        .await;
+        Ok(Limited { value, quota })
     }
 
     /// Delivers a notification to every device of one user (announcements, from their outbox).
@@ -177,7 +192,7 @@ mod tests {
 
     fn allow_all() -> MockRateLimiter {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|_, _, _| Ok(Ok(())));
+        limiter.expect_hit().returning(|policy, _, limit, _| Ok(Ok(Quota::per_minute(policy, limit, limit - 1, 60))));
         limiter
     }
 
@@ -240,6 +255,8 @@ mod tests {
         let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
             .send(&caller(Role::Member), request(None))
             .await
+            .unwrap()
+            .value
             .unwrap();
         assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 1, expired: 3 });
     }
@@ -260,6 +277,8 @@ mod tests {
         let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
             .send(&caller(Role::Member), request(None))
             .await
+            .unwrap()
+            .value
             .unwrap();
         assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 0, expired: 1 });
 
@@ -292,25 +311,25 @@ mod tests {
             sender.expect_deliver().never();
             service(MockSubscriptionStore::new(), members, sender, allow_all())
         };
-        let as_member = service_for(true).send(&caller(Role::Member), request(Some("user_2"))).await;
+        let as_member = service_for(true).send(&caller(Role::Member), request(Some("user_2"))).await.unwrap().value;
         assert!(matches!(as_member, Err(PushError::Domain(PushRefusal::ForeignTarget))));
-        let outside = service_for(false).send(&caller(Role::Admin), request(Some("user_9"))).await;
+        let outside = service_for(false).send(&caller(Role::Admin), request(Some("user_9"))).await.unwrap().value;
         assert!(matches!(outside, Err(PushError::Domain(PushRefusal::ForeignTarget))));
     }
 
     #[tokio::test]
     async fn an_exhausted_limit_refuses_before_any_work() {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|_, limit, _| {
-            assert_eq!(limit, SEND_LIMIT_PER_MINUTE);
-            Ok(Err(RateLimited { retry_after_seconds: 42 }))
+        limiter.expect_hit().returning(|policy, _, limit, _| {
+            assert_eq!((policy, limit), ("push-send", SEND_LIMIT_PER_MINUTE));
+            Ok(Err(RateLimited { retry_after_seconds: 42, quota: Quota::per_minute(policy, limit, 0, 42) }))
         });
         let mut subscriptions = MockSubscriptionStore::new();
         subscriptions.expect_of_user().never();
         let error = service(subscriptions, MockMemberDirectory::new(), configured_sender(), limiter)
             .send(&caller(Role::Member), request(None))
             .await;
-        assert!(matches!(error, Err(PushError::RateLimited(RateLimited { retry_after_seconds: 42 }))));
+        assert!(matches!(error, Err(PushError::RateLimited(RateLimited { retry_after_seconds: 42, .. }))));
     }
 
     #[tokio::test]

@@ -10,6 +10,7 @@ use futures::StreamExt;
 
 use crate::errors::ApiError;
 use crate::extract::{BearerCaller, JsonBody};
+use crate::middleware::counted;
 use crate::state::AppState;
 
 pub use wire::{ChatRequest, MessageIn, SseEvent};
@@ -22,13 +23,16 @@ pub use wire::{ChatRequest, MessageIn, SseEvent};
 #[utoipa::path(post, path = "/api/assistant/chat", tags = ["assistant"], request_body = ChatRequest,
     security(("bearer" = [])),
     responses((status = 200, description = "a text/event-stream of UI message chunks", content_type = "text/event-stream", body = SseEvent,
-        headers(("x-thread-id" = String, description = "the conversation's id"), ("x-vercel-ai-ui-message-stream" = String, description = "v1")))))]
+        headers(("x-thread-id" = String, description = "the conversation's id"), ("x-vercel-ai-ui-message-stream" = String, description = "v1"),
+            ("RateLimit-Policy" = String, description = "draft-ietf-httpapi-ratelimit-headers: `\"assistant\";q=<calls>;w=60`"),
+            ("RateLimit" = String, description = "`\"assistant\";r=<calls left>;t=<seconds until the whole quota is back>`")))))]
 pub async fn chat(
+    req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     BearerCaller(caller): BearerCaller,
     JsonBody(body): JsonBody<ChatRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let (thread, chunks) = state.assistant.chat(&caller, body.try_into_domain()).await?;
+    let (thread, chunks) = counted(&req, state.assistant.chat(&caller, body.try_into_domain()).await?)?;
     let events = chunks
         .map(|chunk| Ok::<_, actix_web::Error>(Bytes::from(chunk.to_sse())))
         .chain(futures::stream::once(async { Ok(Bytes::from_static(b"data: [DONE]\n\n")) }));

@@ -4,12 +4,13 @@ mod wire;
 
 pub use wire::{AUTH_BYTES, MAX_ENDPOINT_CHARS, MAX_EXPIRATION_MS, P256DH_BYTES};
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
 use crate::extract::{BearerCaller, JsonBody, SessionCaller};
+use crate::middleware::counted;
 use crate::state::AppState;
 
 pub use wire::{SendRequest, SendSummary, SubscribeRequest, SubscriptionKeysRequest, UnsubscribeRequest};
@@ -35,25 +36,27 @@ pub struct VapidPublicKey {
 
 /// Creates or updates the caller's subscription for this device. Rate limited to 30 a minute per user.
 #[utoipa::path(post, path = "/api/push/subscribe", tags = ["push"], request_body = SubscribeRequest,
-    security(("session" = [])), responses((status = 200, body = Subscribed)))]
+    security(("session" = [])), responses((status = 200, body = Subscribed, headers(("RateLimit-Policy" = String, description = "draft-ietf-httpapi-ratelimit-headers: `\"push-subscribe\";q=30;w=60`"), ("RateLimit" = String, description = "`\"push-subscribe\";r=<calls left>;t=<seconds until the whole quota is back>`")))))]
 pub async fn subscribe(
     state: web::Data<AppState>,
+    req: HttpRequest,
     SessionCaller(caller): SessionCaller,
     JsonBody(body): JsonBody<SubscribeRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    state.push.subscribe(&caller, body.try_into_domain()).await?;
+    counted(&req, state.push.subscribe(&caller, body.try_into_domain()).await?)?;
     Ok(HttpResponse::Ok().json(Subscribed { success: true }))
 }
 
 /// Removes the caller's own subscription of the endpoint; another user's is never touched.
 #[utoipa::path(delete, path = "/api/push/subscribe", tags = ["push"], request_body = UnsubscribeRequest,
-    security(("session" = [])), responses((status = 200, body = Unsubscribed)))]
+    security(("session" = [])), responses((status = 200, body = Unsubscribed, headers(("RateLimit-Policy" = String, description = "draft-ietf-httpapi-ratelimit-headers: `\"push-subscribe\";q=30;w=60`"), ("RateLimit" = String, description = "`\"push-subscribe\";r=<calls left>;t=<seconds until the whole quota is back>`")))))]
 pub async fn unsubscribe(
     state: web::Data<AppState>,
+    req: HttpRequest,
     SessionCaller(caller): SessionCaller,
     JsonBody(body): JsonBody<UnsubscribeRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let deleted = state.push.unsubscribe(&caller, &body.endpoint).await?;
+    let deleted = counted(&req, state.push.unsubscribe(&caller, &body.endpoint).await?)?;
     Ok(HttpResponse::Ok().json(Unsubscribed { success: true, deleted }))
 }
 
@@ -61,13 +64,15 @@ pub async fn unsubscribe(
 /// `sent` counts what push services accepted, not what a browser showed. Rate limited to 10 a
 /// minute per user; 503 `not_configured` without VAPID keys.
 #[utoipa::path(post, path = "/api/push/send", tags = ["push"], request_body = SendRequest,
-    security(("bearer" = [])), responses((status = 200, body = SendSummary)))]
+    security(("bearer" = [])), responses((status = 200, body = SendSummary, headers(("RateLimit-Policy" = String, description = "draft-ietf-httpapi-ratelimit-headers: `\"push-send\";q=10;w=60`"), ("RateLimit" = String, description = "`\"push-send\";r=<calls left>;t=<seconds until the whole quota is back>`")))))]
 pub async fn send(
     state: web::Data<AppState>,
+    req: HttpRequest,
     BearerCaller(caller): BearerCaller,
     JsonBody(body): JsonBody<SendRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(SendSummary::from(state.push.send(&caller, body.try_into_domain()).await?)))
+    let summary = counted(&req, state.push.send(&caller, body.try_into_domain()).await?)?;
+    Ok(HttpResponse::Ok().json(SendSummary::from(summary)))
 }
 
 /// The VAPID public key for `PushManager.subscribe({applicationServerKey})`.
