@@ -43,6 +43,16 @@ deny:
     command -v cargo-deny >/dev/null 2>&1 || cargo install cargo-deny --locked
     cargo deny check licenses bans sources
 
+# The served API document against the last release's (openapi/released.json): fails on a breaking
+# change unless info.version was raised as semver asks. `just api-release` takes a new baseline.
+api-check:
+    cargo run -q -p opsd -- openapi > target/openapi.json
+    scripts/api-diff.sh openapi/released.json target/openapi.json
+
+# Record the served API document as the released one (at a release, after raising info.version).
+api-release:
+    cargo run -q -p opsd -- openapi > openapi/released.json
+
 # Fuzz the HTTP surface with schemathesis against /openapi.json of a running server.
 fuzz-api:
     scripts/fuzz-api.sh

@@ -1,6 +1,7 @@
 //! Black-box tests: each starts the real server on a random port against its own database.
 
 mod analytics;
+mod api_contract;
 mod assistant;
 mod auth;
 mod browser;

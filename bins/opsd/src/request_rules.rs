@@ -239,10 +239,12 @@ fn merge(target: &mut Value, keywords: &Value) {
 /// Schema-level rules: (schema, keywords).
 fn objects() -> Vec<(&'static str, Value)> {
     // The contact choice: with `none` (or no mode) no contact field; with `existing` the contact's
-    // id and nothing else; with `new` a name and a phone or an e-mail, and no id.
+    // id and nothing else; with `new` a name and a phone or an e-mail, and no id. A field that must
+    // be absent has the schema `{"not": {}}`, which no value passes: the boolean schema `false`
+    // says the same, but the generators and diff tools clients use stop on it.
     let properties = |mode: Value, absent: &[&str]| -> Value {
         let mut properties = serde_json::Map::from_iter([("contactMode".to_owned(), mode)]);
-        properties.extend(absent.iter().map(|field| (field.to_string(), json!(false))));
+        properties.extend(absent.iter().map(|field| (field.to_string(), json!({ "not": {} }))));
         Value::Object(properties)
     };
     let new_fields = ["contactName", "contactPhone", "contactEmail", "contactNotes"];
