@@ -16,80 +16,89 @@ use crate::error::corrupt;
 use crate::prepared::prepared;
 use crate::{Db, store_error};
 
-// Each statement reads one location's rows, or the team's daily totals kept by triggers
-// (migrations 000012 and 000029): a team-wide report reads a fixed number of rows a day, however
-// many locations and punches the team has. `$2` is the location or NULL for the team.
+/// A read as two statements: one location's rows (`$2` the location), or the team's daily totals
+/// kept by triggers (migrations 000012 and 000029; `$2` unused), so a team-wide report reads a fixed
+/// number of rows a day however many locations and punches the team has, and its statements never
+/// name the big tables (planning a statement that does probes their indexes, whose cost grows
+/// with them, even when the branch is pruned). Both take `$1` team, `$3`..`$4` dates.
+struct Scoped {
+    location: &'static str,
+    team: &'static str,
+}
 
-/// Published shifts of the scope per (date, department), by the labor rule (migration 000016).
-const SCHEDULED: &str = "\
-    SELECT s.business_date AS date, s.department, \
-           sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
-           sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
-    FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
-    WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND s.location_id = $2 \
-      AND s.business_date BETWEEN $3 AND $4 AND labor_hours(s.is_draft, s.hours_worked) IS NOT NULL \
-    GROUP BY 1, 2 \
-    UNION ALL \
-    SELECT t.business_date, t.department, t.hours, t.cost \
-    FROM team_daily_labor t \
-    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.shifts > 0 AND t.business_date BETWEEN $3 AND $4";
+/// Published shifts per (date, department), by the labor rule (migration 000016).
+const SCHEDULED: Scoped = Scoped {
+    location: "\
+        SELECT s.business_date AS date, s.department, \
+               sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
+               sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
+        FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+        WHERE l.team_id = $1 AND s.location_id = $2 \
+          AND s.business_date BETWEEN $3 AND $4 AND labor_hours(s.is_draft, s.hours_worked) IS NOT NULL \
+        GROUP BY 1, 2",
+    team: "\
+        SELECT t.business_date AS date, t.department, t.hours, t.cost FROM team_daily_labor t \
+        WHERE t.team_id = $1 AND $2::uuid IS NULL AND t.shifts > 0 AND t.business_date BETWEEN $3 AND $4",
+};
 
-/// Worked labor of the scope per (date, department), with its overtime counted across the team's
-/// locations (the overtime rule, migration 000029).
-const WORKED: &str = "\
-    SELECT p.business_date AS date, p.department, sum(p.hours) AS hours, \
-           sum(p.overtime_hours) AS overtime_hours, sum(p.cost) AS cost \
-    FROM punch_labor p \
-    WHERE $2::uuid IS NOT NULL AND p.team_id = $1 AND p.location_id = $2 AND p.business_date BETWEEN $3 AND $4 \
-    GROUP BY 1, 2 \
-    UNION ALL \
-    SELECT t.business_date, t.department, t.hours, t.overtime_hours, t.cost \
-    FROM team_daily_worked t \
-    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.punches > 0 AND t.business_date BETWEEN $3 AND $4";
+/// Worked labor per (date, department), with its overtime counted across the team's locations
+/// (the overtime rule, migration 000029).
+const WORKED: Scoped = Scoped {
+    location: "\
+        SELECT p.business_date AS date, p.department, sum(p.hours) AS hours, \
+               sum(p.overtime_hours) AS overtime_hours, sum(p.cost) AS cost \
+        FROM punch_labor p \
+        WHERE p.team_id = $1 AND p.location_id = $2 AND p.business_date BETWEEN $3 AND $4 \
+        GROUP BY 1, 2",
+    team: "\
+        SELECT t.business_date AS date, t.department, t.hours, t.overtime_hours, t.cost FROM team_daily_worked t \
+        WHERE t.team_id = $1 AND $2::uuid IS NULL AND t.punches > 0 AND t.business_date BETWEEN $3 AND $4",
+};
 
-/// The scope's sales per day.
-const DAILY_SALES: &str = "\
-    SELECT f.date, sum(f.food + f.beverage + f.other) AS sales \
-    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
-    WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND f.location_id = $2 AND f.date BETWEEN $3 AND $4 \
-    GROUP BY 1 \
-    UNION ALL \
-    SELECT t.date, sum(t.food + t.beverage + t.other) \
-    FROM team_daily_sales t \
-    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.facts > 0 AND t.date BETWEEN $3 AND $4 \
-    GROUP BY 1";
+/// Sales per day.
+const DAILY_SALES: Scoped = Scoped {
+    location: "\
+        SELECT f.date, sum(f.food + f.beverage + f.other) AS sales \
+        FROM sales_facts f JOIN locations l ON l.id = f.location_id \
+        WHERE l.team_id = $1 AND f.location_id = $2 AND f.date BETWEEN $3 AND $4 \
+        GROUP BY 1",
+    team: "\
+        SELECT t.date, sum(t.food + t.beverage + t.other) AS sales FROM team_daily_sales t \
+        WHERE t.team_id = $1 AND $2::uuid IS NULL AND t.facts > 0 AND t.date BETWEEN $3 AND $4 \
+        GROUP BY 1",
+};
 
-/// The scope's sales per (date, block) from `$3` to the day before `$4`.
-const SALES_HISTORY: &str = "\
-    SELECT f.date, f.block, sum(f.food + f.beverage + f.other) AS sales \
-    FROM sales_facts f JOIN locations l ON l.id = f.location_id \
-    WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND f.location_id = $2 AND f.date >= $3 AND f.date < $4 \
-    GROUP BY 1, 2 \
-    UNION ALL \
-    SELECT t.date, t.block, t.food + t.beverage + t.other \
-    FROM team_daily_sales t \
-    WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.facts > 0 AND t.date >= $3 AND t.date < $4";
+/// Sales per (date, block) from `$3` to the day before `$4`.
+const SALES_HISTORY: Scoped = Scoped {
+    location: "\
+        SELECT f.date, f.block, sum(f.food + f.beverage + f.other) AS sales \
+        FROM sales_facts f JOIN locations l ON l.id = f.location_id \
+        WHERE l.team_id = $1 AND f.location_id = $2 AND f.date >= $3 AND f.date < $4 \
+        GROUP BY 1, 2",
+    team: "\
+        SELECT t.date, t.block, t.food + t.beverage + t.other AS sales FROM team_daily_sales t \
+        WHERE t.team_id = $1 AND $2::uuid IS NULL AND t.facts > 0 AND t.date >= $3 AND t.date < $4",
+};
 
-/// The scope's worked (without the overtime premium) and scheduled hours and cost from `$3` to the
-/// day before `$4`.
-const RECENT_LABOR: &str = "\
-    SELECT w.hours AS worked_hours, w.cost AS worked_cost, s.hours AS scheduled_hours, s.cost AS scheduled_cost \
-    FROM (SELECT sum(hours) AS hours, sum(cost) AS cost FROM ( \
-            SELECT p.hours, p.base_cost AS cost FROM punch_labor p \
-            WHERE $2::uuid IS NOT NULL AND p.team_id = $1 AND p.location_id = $2 \
-              AND p.business_date >= $3 AND p.business_date < $4 \
-            UNION ALL \
-            SELECT t.hours, t.base_cost FROM team_daily_worked t \
-            WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.business_date >= $3 AND t.business_date < $4) x) w, \
-         (SELECT sum(hours) AS hours, sum(cost) AS cost FROM ( \
-            SELECT labor_hours(s.is_draft, s.hours_worked) AS hours, \
-                   labor_cost(s.is_draft, s.hours_worked, s.hourly_wage) AS cost \
-            FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
-            WHERE $2::uuid IS NOT NULL AND l.team_id = $1 AND s.location_id = $2 \
-              AND s.business_date >= $3 AND s.business_date < $4 \
-            UNION ALL \
-            SELECT t.hours, t.cost FROM team_daily_labor t \
-            WHERE $2::uuid IS NULL AND t.team_id = $1 AND t.business_date >= $3 AND t.business_date < $4) x) s";
+/// Worked (without the overtime premium) and scheduled hours and cost from `$3` to the day before
+/// `$4`.
+const RECENT_LABOR: Scoped = Scoped {
+    location: "\
+        SELECT w.hours AS worked_hours, w.cost AS worked_cost, s.hours AS scheduled_hours, s.cost AS scheduled_cost \
+        FROM (SELECT sum(p.hours) AS hours, sum(p.base_cost) AS cost FROM punch_labor p \
+              WHERE p.team_id = $1 AND p.location_id = $2 AND p.business_date >= $3 AND p.business_date < $4) w, \
+             (SELECT sum(labor_hours(s.is_draft, s.hours_worked)) AS hours, \
+                     sum(labor_cost(s.is_draft, s.hours_worked, s.hourly_wage)) AS cost \
+              FROM schedule_shifts s JOIN locations l ON l.id = s.location_id \
+              WHERE l.team_id = $1 AND s.location_id = $2 \
+                AND s.business_date >= $3 AND s.business_date < $4) s",
+    team: "\
+        SELECT w.hours AS worked_hours, w.cost AS worked_cost, s.hours AS scheduled_hours, s.cost AS scheduled_cost \
+        FROM (SELECT sum(t.hours) AS hours, sum(t.base_cost) AS cost FROM team_daily_worked t \
+              WHERE t.team_id = $1 AND $2::uuid IS NULL AND t.business_date >= $3 AND t.business_date < $4) w, \
+             (SELECT sum(t.hours) AS hours, sum(t.cost) AS cost FROM team_daily_labor t \
+              WHERE t.team_id = $1 AND t.business_date >= $3 AND t.business_date < $4) s",
+};
 
 #[derive(QueryableByName)]
 struct ScheduledRow {
@@ -151,10 +160,11 @@ fn department(raw: &str) -> Result<Department, StoreError> {
     Department::parse(raw).ok_or_else(|| corrupt("department", raw))
 }
 
-/// A statement over the scope and a date range: `$1` team, `$2` location or NULL, `$3`..`$4` dates.
+/// The scope's statement of a read and its date range: `$1` team, `$2` location or NULL, `$3`..`$4`
+/// dates.
 macro_rules! ranged {
-    ($sql:expr, $team:expr, $location:expr, $from:expr, $to:expr) => {
-        prepared($sql)
+    ($scoped:expr, $team:expr, $location:expr, $from:expr, $to:expr) => {
+        prepared(if $location.is_some() { $scoped.location } else { $scoped.team })
             .bind::<Text, _>($team.as_str())
             .bind::<Nullable<SqlUuid>, _>($location.map(|l: LocationId| l.0))
             .bind::<SqlDate, _>($from)
