@@ -49,6 +49,20 @@ api-check:
     cargo run -q -p opsd -- openapi > target/openapi.json
     scripts/api-diff.sh openapi/released.json target/openapi.json
 
+# Regenerate the TypeScript client's types (clients/typescript/src/schema.d.ts) from the served document.
+client:
+    cargo run -q -p opsd -- openapi > target/openapi.json
+    [ -x clients/typescript/node_modules/.bin/openapi-typescript ] || npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+    cd clients/typescript && ./node_modules/.bin/openapi-typescript ../../target/openapi.json --output src/schema.d.ts
+
+# Fails when the committed client differs from what the served document generates, or does not type-check (strict).
+client-check:
+    cargo run -q -p opsd -- openapi > target/openapi.json
+    [ -x clients/typescript/node_modules/.bin/openapi-typescript ] || npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+    cd clients/typescript && ./node_modules/.bin/openapi-typescript ../../target/openapi.json --output ../../target/schema.d.ts >/dev/null
+    diff -u clients/typescript/src/schema.d.ts target/schema.d.ts || { echo "the committed client is stale: run just client" >&2; exit 1; }
+    cd clients/typescript && ./node_modules/.bin/tsc --noEmit --strict -p .
+
 # Record the served API document as the released one (at a release, after raising info.version).
 api-release:
     cargo run -q -p opsd -- openapi > openapi/released.json
