@@ -55,6 +55,13 @@ fail-on = ["missing_test_data", "validation_mismatch"]
 include-name = "POST /api/push/subscribe"
 warnings = false
 
+# A page's cursor is opaque: only one this service issued passes, which no generator can make, so
+# most generated cursors are refused (400 validation_failed, as they should be). tests/api/paging.rs
+# walks every paged list by its Link headers.
+[[operations]]
+include-regex = "^GET /api/(contacts|locations|announcements|reports/(shift|manager))$"
+warnings = false
+
 [[operations]]
 include-name = "GET /api/coupons/reservations/{id}"
 parameters = { id = "$reservation" }
