@@ -17,8 +17,10 @@ test *args:
     scripts/check-architecture.py
     # The AI SDK that parses the assistant's stream in a test, pinned by tests/sdk/package-lock.json.
     [ -d tests/sdk/node_modules/ai ] || npm ci --prefix tests/sdk --no-audit --no-fund --loglevel=error
-    # The console's browser test: the pinned playwright-core drives Debian's chromium (no browser download).
-    [ -d tests/browser/node_modules/playwright-core ] || npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+    # The console's browser test: the pinned playwright-core drives Debian's chromium (no browser download), with axe-core.
+    [ -d tests/browser/node_modules/axe-core ] || npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+    # The typed client's contract test (tsc, openapi-fetch and the AI SDK), pinned by its lockfile.
+    [ -d clients/typescript/node_modules/ai ] || npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
     command -v chromium >/dev/null || scripts/install-chromium.sh
     # Databases left behind by killed test runs.
     psql "$TEST_DATABASE_URL" -tAc "SELECT datname FROM pg_database WHERE datname LIKE 'opsd_t_%'" \

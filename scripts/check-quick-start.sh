@@ -56,6 +56,18 @@ echo "$variance" | grep -q '"actualHours":[1-9]' || { echo "FAIL: the variance l
 forecast="$(bash -c "$(grep -m1 '/api/analytics/forecast' "$tmp/run.out")")"
 echo "$forecast" | grep -q '"backtest":{"weeks":8' || { echo "FAIL: the forecast line has no backtest: $forecast"; exit 1; }
 echo "ok: the demo's variance shows worked hours and its forecast is backtested"
+# The console line: a one-time link that signs the demo's admin in and opens the week page.
+link="$(grep -m1 -o 'http://[^ ]*/dev/sign-in?ticket=[^ ]*' "$tmp/run.out")" || { echo "FAIL: no console line"; cat "$tmp/run.out"; exit 1; }
+cookie="$(curl -s -o /dev/null -D - "$link" | sed -n 's/^set-cookie: \(__session=[^;]*\).*/\1/ip')"
+[ -n "$cookie" ] || { echo "FAIL: the console line set no session"; exit 1; }
+week="$(curl -s -w ' HTTP %{http_code}' -H "Cookie: $cookie" "http://127.0.0.1:$port/console/week")"
+case "$week" in
+  *'Demo Downtown'*' HTTP 200') ;;
+  *) echo "FAIL: the week page after signing in: ${week: -300}"; exit 1 ;;
+esac
+again="$(curl -s -o /dev/null -w '%{http_code}' "$link")"
+[ "$again" = 403 ] || { echo "FAIL: the console link worked twice ($again)"; exit 1; }
+echo "ok: the console line signs the demo's admin in once and opens the week page"
 grep -q "initdb\|The files belonging" "$tmp/run.out" && { echo "FAIL: initdb's chatter reached the terminal"; exit 1; }
 
 if [ "$(id -u)" -eq 0 ]; then

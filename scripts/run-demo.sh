@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The body of `just run`: builds opsd (release), makes sure a database is there (DATABASE_URL, else
 # the durable private cluster), migrates, seeds the demo team, gives the demo a local identity and
-# web push keys, prints ready lines to try every kind of route, and serves.
+# web push keys, serves, runs each job once, and prints ready lines to try every kind of route.
 # OPSD_BIN names a prebuilt opsd to serve instead of building one (the quick-start test uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,17 +49,38 @@ if [ -z "${VAPID_PRIVATE_KEY:-}" ]; then
   step "web push" "VAPID keys in .data/vapid.env"
 fi
 export APP_ORIGIN="${APP_ORIGIN:-$base}"
+# The demo's admin is also an operator, so every console page opens for them.
+export OPERATOR_USER_IDS="${OPERATOR_USER_IDS:-user_demo}"
 
-token=""
+token="" console="$base/console   (sign in with the identity provider first)"
 if [ -n "${OPSD_DEV_SIGNING_KEY:-}" ]; then
   token="$("$bin" dev-token --user user_demo --team "$DEMO_team_id" --role admin 2>>"$log")" || fail "signing a dev token"
+  # One-time: it sets the console's session cookie and is spent; the ticket is printed here only.
+  link="$("$bin" dev-sign-in-link --user user_demo --team "$DEMO_team_id" --role admin 2>>"$log")" || fail "making a sign-in link"
+  console="$base$link   (the console, signed in as the demo's admin and operator; works once, within 15 minutes)"
 fi
+# Served in the background until the demo's jobs have run once (the console's jobs page shows
+# their history); SIGINT or SIGTERM reach the server, and this script ends when it does.
+"$bin" serve &
+server=$!
+trap 'kill -TERM "$server" 2>/dev/null || true' INT TERM
+for _ in $(seq 1 300); do
+  curl -fs "$base/health/ready" >/dev/null 2>&1 && break
+  kill -0 "$server" 2>/dev/null || fail "starting the server"
+  sleep 0.1
+done
+for job in $("$bin" jobs | grep -o '/cron/[a-z0-9-]*'); do
+  curl -s -o /dev/null -H "Authorization: Bearer $CRON_SECRET" "$base$job" || true
+done
+step jobs "each ran once (the console's Jobs page)"
+
 json="-H 'content-type: application/json'"
 auth="-H \"Authorization: Bearer \$OPSD_TOKEN\""
 cat <<EOF
 
 opsd on $base  (API key $API_KEY, cron secret $CRON_SECRET; log of the steps: .data/run.log)
-Try it: paste the export line first (an admin of the demo team for 12 hours), then any line.
+Try it: open the console, or paste the export line first (an admin of the demo team for 12 hours), then any line.
+  open $console
   export OPSD_TOKEN=$token
   open $base/docs   (the API reference; set a token under Authentication to try routes)
   curl -s $base/health/ready
@@ -74,4 +95,5 @@ Try it: paste the export line first (an admin of the demo team for 12 hours), th
 Another user: OPSD_DEV_SIGNING_KEY=.data/dev-identity/private.pem $bin dev-token --user user_2 --team $DEMO_team_id --role member
 
 EOF
-exec "$bin" serve
+# Until the server has stopped (a signal interrupts `wait`; the trap passed it on).
+while kill -0 "$server" 2>/dev/null; do wait "$server" || true; done

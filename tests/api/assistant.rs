@@ -2,6 +2,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use opsd_tests::llm_fake::{sse, text_events};
 use opsd_tests::{TestApp, problem};
 use secrecy::SecretString;
 use serde_json::{Value, json};
@@ -10,23 +11,6 @@ use wiremock::matchers::{body_string_contains, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const API_KEY: &str = "sk-test-provider-key-never-leak";
-
-fn sse(events: &[Value], done: bool) -> String {
-    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
-    if done {
-        body.push_str("data: [DONE]\n\n");
-    }
-    body
-}
-
-fn text_events(parts: &[&str]) -> Vec<Value> {
-    let mut events: Vec<Value> = parts
-        .iter()
-        .map(|p| json!({ "choices": [{ "index": 0, "delta": { "content": p }, "finish_reason": null }] }))
-        .collect();
-    events.push(json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] }));
-    events
-}
 
 fn tool_call_events() -> Vec<Value> {
     vec![

@@ -96,6 +96,40 @@ async fn the_console_works_in_chromium_and_never_leaves_its_origin() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_fills_every_console_page_and_each_passes_axe() {
+    let app = TestApp::spawn_with(|config| config.operator_user_ids = vec!["user_demo".into()]).await;
+    let size = opsd::seed::DemoSize { locations: 1, weeks: 3 };
+    let demo = opsd::seed::seed_demo(&app.db(), size).await.expect("the demo seeds");
+    let statuses = app.text_pairs("SELECT status, count(*)::text FROM incidents GROUP BY 1 ORDER BY 1").await;
+    let statuses: Vec<&str> = statuses.iter().map(|(status, _)| status.as_str()).collect();
+    assert_eq!(statuses, ["deferred", "investigating", "reported", "resolved"], "incidents in every status");
+    assert!(app.count("incident_comments").await >= 5, "with comments");
+    // The jobs run once each, as `just run` does, so the jobs page has a history.
+    for job in opsd::jobs::listing().all() {
+        app.get(&format!("/cron/{}", job.name())).bearer_auth(CRON_SECRET).send().await.unwrap();
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let browser = root.join("browser");
+    assert!(browser.join("node_modules/axe-core").exists(), "run `npm ci` in tests/browser (just test does)");
+    let shots = root.join("../target/screenshots");
+    let output = tokio::process::Command::new("node")
+        .arg(browser.join("demo.mjs"))
+        .arg(app.url(""))
+        .arg(app.tokens.admin("user_demo", &demo.team_id))
+        .arg(&shots)
+        .output()
+        .await
+        .expect("node runs");
+    let axe = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the demo's pages:\n{axe}\n{}", String::from_utf8_lossy(&output.stderr));
+    let results: serde_json::Value = serde_json::from_str(axe.trim()).expect("axe's results");
+    assert_eq!(results.as_object().unwrap().len(), 7, "every page was audited: {results}");
+    for page in ["week", "compliance", "compliance-current", "incidents", "incident", "jobs", "queue"] {
+        assert!(shots.join(format!("demo-{page}.png")).exists(), "demo-{page}.png was taken");
+    }
+}
+
 fn tempfile_path(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("{}-{name}", uuid::Uuid::new_v4()))
 }

@@ -56,8 +56,8 @@ async fn the_week_page_shows_the_apis_numbers_for_the_same_week() {
     let (status, page) = html(&app, &path, app.tokens.admin("user_1", "org_1")).await;
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("Week of 2026-11-21"));
-    assert_eq!(page.matches("class=\"bar\"").count(), 7, "seven days");
-    assert_eq!(page.matches("class=\"goal\"").count(), 7, "a goal on each day");
+    assert_eq!(page.matches("class=\"bar\" data-day").count(), 7, "seven days");
+    assert_eq!(page.matches("class=\"goal\" data-goal").count(), 7, "a goal on each day");
     for day in api["dailySummary"].as_array().unwrap() {
         let sales = day["sales"].as_f64().unwrap();
         let shown = format!("data-sales=\"{}\"", opsd_core::Decimal::try_from(sales).unwrap().normalize());
@@ -209,10 +209,19 @@ async fn the_compliance_page_counts_last_weeks_reports_for_admins_only() {
     app.import_shifts(&location, "UTC", &[shift]).await;
     let (status, page) = html(&app, "/console/compliance", app.tokens.admin("user_1", "org_1")).await;
     assert_eq!(status, 200, "{page}");
-    let row = page.split(&format!("data-location=\"{location}\"")).nth(1).unwrap().split("</tr>").next().unwrap();
-    assert!(row.contains("Downtown") && row.contains(&last_week.to_string()), "{row}");
-    assert!(row.contains("0 of 1"), "one shift report and one manager report were due, none filed: {row}");
-    assert!(row.contains("morning") && row.contains("manager"), "what is missing: {row}");
+    assert!(page.contains(&format!("week of {last_week}")), "{page}");
+    let grid = page.split(&format!("data-location=\"{location}\"")).nth(1).unwrap().split("</section>").next().unwrap();
+    assert!(grid.contains("Downtown"), "{grid}");
+    assert!(grid.contains("0 of 1"), "one shift report and one manager report were due, none filed: {grid}");
+    let cell = |report: &str| {
+        let row = grid.split(&format!("data-report=\"{report}\"")).nth(1).unwrap().split("</tr>").next().unwrap();
+        row.split(&format!("data-date=\"{last_week}\"")).nth(1).unwrap().split("</td>").next().unwrap().to_owned()
+    };
+    assert!(cell("morning").contains("missing") && cell("manager").contains("missing"), "what is missing");
+    assert!(cell("evening").contains("nothing owed"), "no evening shift, no evening report");
+    assert_eq!(grid.matches("class=\"slot ").count(), 28, "seven days by four reports");
+    let (_, current) = html(&app, "/console/compliance?week=current", app.tokens.admin("user_1", "org_1")).await;
+    assert!(current.contains("This week's reports so far"), "{current}");
     assert!(!page.contains(&elsewhere) && !page.contains("Uptown"), "another team's location is not shown");
     assert_eq!(html(&app, "/console/compliance", app.tokens.member("user_2", "org_1")).await.0, 403);
 }

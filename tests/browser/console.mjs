@@ -34,13 +34,13 @@ try {
   const admin = await as(scenario.adminToken);
   const week = await admin.goto(`${base}/console/week?locationId=${scenario.locationId}&weekOf=${scenario.weekOf}`);
   check(week.status() === 200, `the week page answered ${week.status()}`);
-  check((await admin.locator("svg rect.bar").count()) === 7, "the chart has seven days");
-  check((await admin.locator("svg line.goal").count()) === 7, "the chart shows the goal on each day");
+  check((await admin.locator("svg[role=img] rect.bar").count()) === 7, "the chart has seven days");
+  check((await admin.locator("svg[role=img] line.goal").count()) === 7, "the chart shows the goal on each day");
   check((await admin.locator("[data-kpi]").count()) === 4, "the KPI tiles");
   await admin.screenshot({ path: `${shots}/console-week.png`, fullPage: true });
   const compliance = await admin.goto(`${base}/console/compliance`);
   check(compliance.status() === 200, `the compliance page answered ${compliance.status()}`);
-  check((await admin.locator(`tr[data-location="${scenario.locationId}"]`).count()) === 1, "the location's week is listed");
+  check((await admin.locator(`section[data-location="${scenario.locationId}"] table.grid`).count()) === 1, "the location's grid is shown");
   await admin.screenshot({ path: `${shots}/console-compliance.png`, fullPage: true });
 
   // An incident: opened from the list, its status changed with the form.

@@ -48,6 +48,7 @@ pub fn test_config(db_url: &str) -> Config {
             issuer: Some(ISSUER.to_owned()),
             authorized_parties: vec![AUTHORIZED_PARTY.to_owned()],
             webhook_secret: Some(SecretString::from(IDENTITY_WEBHOOK_SECRET)),
+            dev_signing_key: None,
         },
         app_origin: Some(APP_ORIGIN.to_owned()),
         operator_user_ids: vec!["user_operator".into()],
@@ -125,6 +126,22 @@ impl TestApp {
             _database: Some(database.clone()),
             database_handle: database,
         }
+    }
+
+    /// The server's database refuses it from now on, as one out of reach would.
+    pub async fn cut_off_database(&self) {
+        self.database_handle.refuse_connections().await;
+    }
+
+    /// A small pool of this server's database, for what a test does beside the API (seeding, say).
+    pub fn db(&self) -> opsd_postgres::Db {
+        opsd_postgres::Db::connect(&opsd_postgres::DbConfig {
+            url: self.db_url.clone().into(),
+            max_connections: 2,
+            acquire_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(60),
+        })
+        .expect("a pool of the test database")
     }
 
     pub fn url(&self, path: &str) -> String {

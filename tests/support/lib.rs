@@ -2,6 +2,7 @@
 //! of RS256 identity-provider tokens, and direct database access for asserting what was written.
 
 mod app;
+pub mod llm_fake;
 pub mod push_fake;
 pub mod served;
 pub mod seven_shifts_fake;

@@ -56,6 +56,18 @@ pub enum Command {
         #[arg(long, default_value_t = 12)]
         hours: i64,
     },
+    /// Print a one-time link into the console signed in as USER (`just run` only: needs the dev
+    /// identity and DATABASE_URL); it works once, for MINUTES.
+    DevSignInLink {
+        #[arg(long)]
+        user: String,
+        #[arg(long)]
+        team: String,
+        #[arg(long, default_value = "admin", value_parser = ["admin", "member"])]
+        role: String,
+        #[arg(long, default_value_t = 15)]
+        minutes: i64,
+    },
     /// Serve FILE's bytes from a handler that does nothing else (`just bench`'s floor).
     ServeFloor { file: PathBuf },
 }
@@ -81,6 +93,7 @@ mod tests {
             "jobs",
             "dev-keys",
             "dev-token",
+            "dev-sign-in-link",
             "serve-floor",
         ] {
             let help = parse(&[command, "--help"]).err().expect("--help stops the parse");

@@ -129,6 +129,9 @@ pub struct IdentityConfig {
     pub issuer: Option<String>,
     pub authorized_parties: Vec<String>,
     pub webhook_secret: Option<SecretString>,
+    /// `OPSD_DEV_SIGNING_KEY`: the dev identity's private key (`just run` only), which enables the
+    /// console's one-time sign-in links.
+    pub dev_signing_key: Option<std::path::PathBuf>,
 }
 
 impl Config {
@@ -160,6 +163,7 @@ impl Config {
                 issuer: text("IDENTITY_ISSUER"),
                 authorized_parties: list("IDENTITY_AUTHORIZED_PARTIES"),
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
+                dev_signing_key: text(crate::dev_identity::SIGNING_KEY_VARIABLE).map(Into::into),
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
             cors_allowed_origins: origins("CORS_ALLOWED_ORIGINS")?,

@@ -50,35 +50,70 @@ pub struct TokenRequest {
     pub hours: i64,
 }
 
-/// Signs a session token as the identity provider would (v2 claims), with the configured issuer
-/// and first authorized party so the running server accepts it.
-pub fn mint(request: &TokenRequest) -> anyhow::Result<String> {
-    let Some(path) = std::env::var_os(SIGNING_KEY_VARIABLE) else {
-        bail!(
-            "dev-token signs only with the dev identity key that `just run` creates ({SIGNING_KEY_VARIABLE}); a real deployment has none"
-        );
-    };
-    let pem = std::fs::read(&path).with_context(|| format!("{SIGNING_KEY_VARIABLE}: reading {path:?}"))?;
-    let key =
-        EncodingKey::from_rsa_pem(&pem).with_context(|| format!("{SIGNING_KEY_VARIABLE}: not an RSA private key"))?;
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    let mut claims = serde_json::json!({
-        "sub": request.user, "iat": now, "nbf": now - 5, "exp": now + request.hours * 3600, "v": 2,
-    });
-    if let Some(team) = &request.team {
-        claims["o"] = serde_json::json!({ "id": team, "rol": request.role });
+/// Signs session tokens with the dev key as the identity provider would (v2 claims), with the
+/// configured issuer and first authorized party so the running server accepts them.
+pub struct DevSigner {
+    key: EncodingKey,
+    issuer: Option<String>,
+    authorized_party: Option<String>,
+}
+
+impl DevSigner {
+    /// The key of `OPSD_DEV_SIGNING_KEY`, with `IDENTITY_ISSUER` and `IDENTITY_AUTHORIZED_PARTIES`.
+    pub fn from_environment() -> anyhow::Result<Self> {
+        let Some(path) = std::env::var_os(SIGNING_KEY_VARIABLE) else {
+            bail!(
+                "dev tokens are signed only with the dev identity key that `just run` creates ({SIGNING_KEY_VARIABLE}); a real deployment has none"
+            );
+        };
+        let nonempty = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let party =
+            nonempty("IDENTITY_AUTHORIZED_PARTIES").and_then(|v| v.split(',').next().map(|p| p.trim().to_owned()));
+        Self::from_file(Path::new(&path), nonempty("IDENTITY_ISSUER"), party)
     }
-    if let Some(issuer) = std::env::var("IDENTITY_ISSUER").ok().filter(|v| !v.trim().is_empty()) {
-        claims["iss"] = issuer.trim().into();
+
+    pub fn from_file(path: &Path, issuer: Option<String>, authorized_party: Option<String>) -> anyhow::Result<Self> {
+        let pem = std::fs::read(path).with_context(|| format!("{SIGNING_KEY_VARIABLE}: reading {}", path.display()))?;
+        let key = EncodingKey::from_rsa_pem(&pem)
+            .with_context(|| format!("{SIGNING_KEY_VARIABLE}: not an RSA private key"))?;
+        Ok(Self { key, issuer, authorized_party: authorized_party.filter(|p| !p.is_empty()) })
     }
-    if let Some(party) = std::env::var("IDENTITY_AUTHORIZED_PARTIES")
-        .ok()
-        .and_then(|v| v.split(',').next().map(str::trim).map(str::to_owned))
-        .filter(|p| !p.is_empty())
-    {
-        claims["azp"] = party.into();
+
+    pub fn sign(&self, request: &TokenRequest) -> anyhow::Result<String> {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        let mut claims = serde_json::json!({
+            "sub": request.user, "iat": now, "nbf": now - 5, "exp": now + request.hours * 3600, "v": 2,
+        });
+        if let Some(team) = &request.team {
+            claims["o"] = serde_json::json!({ "id": team, "rol": request.role });
+        }
+        if let Some(issuer) = &self.issuer {
+            claims["iss"] = issuer.as_str().into();
+        }
+        if let Some(party) = &self.authorized_party {
+            claims["azp"] = party.as_str().into();
+        }
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some(KEY_ID.into());
+        jsonwebtoken::encode(&header, &claims, &self.key).context("signing the token")
     }
-    let mut header = Header::new(Algorithm::RS256);
-    header.kid = Some(KEY_ID.into());
-    jsonwebtoken::encode(&header, &claims, &key).context("signing the token")
+}
+
+/// Whether `public_pem` (the server's trusted key) is the public half of the dev key at `path`:
+/// the server offers dev sign-in links only to an identity it would itself accept.
+pub fn is_public_half(path: &Path, public_pem: &str) -> anyhow::Result<bool> {
+    use rsa::pkcs8::{DecodePrivateKey, DecodePublicKey};
+    let pem =
+        std::fs::read_to_string(path).with_context(|| format!("{SIGNING_KEY_VARIABLE}: reading {}", path.display()))?;
+    let private = rsa::RsaPrivateKey::from_pkcs8_pem(&pem).context("the dev key is not a PKCS#8 RSA key")?;
+    Ok(rsa::RsaPublicKey::from_public_key_pem(public_pem.trim()).is_ok_and(|public| public == private.to_public_key()))
+}
+
+/// A ticket for a one-time sign-in link: 32 bytes from the operating system's CSPRNG, base64url.
+pub fn new_ticket() -> String {
+    use base64::Engine;
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }

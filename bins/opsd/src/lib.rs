@@ -25,6 +25,7 @@ mod supervisor;
 pub mod telemetry;
 mod wire;
 
+pub use console::issue_dev_sign_in_link;
 pub use errors::ApiError;
 pub use openapi::{ApiDoc, document_json as openapi_document};
 pub use startup::{Application, connect_database as startup_database};

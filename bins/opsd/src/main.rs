@@ -5,6 +5,8 @@ use clap::Parser;
 use opsd::cli::{Cli, Command};
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
+use opsd_core::{Role, TeamId, TeamMembership, UserId};
+use opsd_identity::DevSignIn;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -51,7 +53,22 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::DevKeys { dir } => opsd::dev_identity::ensure_keys(&dir),
         Command::DevToken { user, team, role, hours } => {
-            println!("{}", opsd::dev_identity::mint(&opsd::dev_identity::TokenRequest { user, team, role, hours })?);
+            let request = opsd::dev_identity::TokenRequest { user, team, role, hours };
+            println!("{}", opsd::dev_identity::DevSigner::from_environment()?.sign(&request)?);
+            Ok(())
+        }
+        Command::DevSignInLink { user, team, role, minutes } => {
+            let config = Config::from_environment()?;
+            anyhow::ensure!(
+                config.identity.dev_signing_key.is_some(),
+                "sign-in links are for the dev identity that `just run` creates ({}); a real deployment has none",
+                opsd::dev_identity::SIGNING_KEY_VARIABLE
+            );
+            let db = opsd::startup_database(&config).await?;
+            let membership =
+                TeamMembership { team_id: TeamId::new(team), role: Role::parse(&role).expect("checked by clap") };
+            let sign_in = DevSignIn { user: UserId::new(user), membership };
+            println!("{}", opsd::issue_dev_sign_in_link(&db, &sign_in, time::Duration::minutes(minutes)).await?);
             Ok(())
         }
         Command::ServeFloor { file } => {

@@ -91,6 +91,8 @@ impl Application {
             None => None,
         };
         let cors_origins = config.cors_allowed_origins.clone();
+        // Absent, not refused, without the dev identity: a real deployment has no such route.
+        let dev_sign_in = state.dev_sign_in.is_some();
         let server = HttpServer::new(move || {
             if let Err(error) = worker_db.attach_worker() {
                 tracing::error!(%error, "this worker uses the shared connection pool");
@@ -102,7 +104,12 @@ impl Application {
                     .app_data(supervisor.clone())
                     .app_data(web::PayloadConfig::new(BODY_LIMIT))
                     .app_data(web::PathConfig::default().error_handler(|_, _| crate::ApiError::NotFound.into()))
-                    .configure(routes::configure),
+                    .configure(routes::configure)
+                    .configure(|routes| {
+                        if dev_sign_in {
+                            routes.route(crate::console::DEV_SIGN_IN_PATH, web::get().to(crate::console::dev_sign_in));
+                        }
+                    }),
                 cors_origins.clone(),
             )
         })
@@ -390,7 +397,9 @@ async fn wire(
     );
 
     let idempotency = Arc::new(Idempotency::new(Arc::new(PgIdempotencyStore::new(db.clone()))));
+    let dev_sign_in = crate::console::DevSignInDoor::from_config(&config.identity, &db, config.app_origin.as_deref())?;
     let state = AppState {
+        dev_sign_in: dev_sign_in.map(Arc::new),
         idempotency: idempotency.clone(),
         db: db.clone(),
         credentials: config.credentials.clone(),

@@ -57,4 +57,6 @@ pub struct AppState {
     pub job_history: Arc<dyn opsd_jobs::JobHistory>,
     /// Job runs, and the figures `/metrics` reads afresh at each scrape.
     pub metrics: crate::metrics::OperationalMetrics,
+    /// The console's one-time sign-in links, with the dev identity only.
+    pub dev_sign_in: Option<Arc<crate::console::DevSignInDoor>>,
 }

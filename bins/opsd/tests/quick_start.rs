@@ -14,4 +14,5 @@ fn just_run_works_from_a_fresh_clone_in_a_private_directory() {
     let report = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "{report}");
     assert!(report.contains("its incident line created an incident"), "{report}");
+    assert!(report.contains("the console line signs the demo's admin in once"), "{report}");
 }

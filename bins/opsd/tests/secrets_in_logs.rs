@@ -156,3 +156,55 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
 fn tempfile_path() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("opsd-trace-{}.log", std::process::id()))
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dev_sign_in_links_ticket_reaches_no_log() {
+    let database = TestDatabase::new().await;
+    let key = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/jwt-signing-key.pem");
+    let opsd = |command: &str| {
+        let mut opsd = std::process::Command::new(env!("CARGO_BIN_EXE_opsd"));
+        opsd.arg(command)
+            .env("DATABASE_URL", database.url())
+            .env("RUST_LOG", "trace")
+            .env("IDENTITY_JWT_PUBLIC_KEY", support::PUBLIC_KEY)
+            .env("OPSD_DEV_SIGNING_KEY", key)
+            .env("OPERATOR_USER_IDS", "user_demo");
+        opsd
+    };
+    let log = tempfile_path().with_extension("dev.log");
+    let issued = opsd("dev-sign-in-link")
+        .args(["--user", "user_demo", "--team", "org_demo"])
+        .stderr(std::fs::File::create(&log).unwrap())
+        .output()
+        .unwrap();
+    assert!(issued.status.success(), "{}", std::fs::read_to_string(&log).unwrap());
+    // The command's own log shares its stdout at trace: one line is the link, and no other may
+    // hold its ticket.
+    let printed = String::from_utf8(issued.stdout).unwrap();
+    let path = printed.lines().find(|line| line.starts_with("/dev/sign-in?ticket=")).expect("a link").to_owned();
+    let ticket = path.strip_prefix("/dev/sign-in?ticket=").unwrap().to_owned();
+    let cli_log: Vec<&str> = printed.lines().filter(|line| *line != path).collect();
+    assert!(cli_log.len() > 10, "the command logged at trace");
+    assert!(!cli_log.iter().any(|line| line.contains(&ticket)), "the command's log holds the ticket");
+
+    let port = free_port();
+    let server = tokio::process::Command::from(opsd("serve"))
+        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+        .stdout(std::fs::OpenOptions::new().append(true).open(&log).unwrap())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    wait_ready(&client, &base).await;
+    let answer = client.get(format!("{base}{path}")).send().await.unwrap();
+    assert_eq!(answer.status(), 303);
+    assert_eq!(client.get(format!("{base}{path}")).send().await.unwrap().status(), 403);
+    drop(server);
+
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("/dev/sign-in"), "the requests were logged");
+    assert!(!written.contains(&ticket), "the log holds the ticket");
+    let _ = std::fs::remove_file(&log);
+}

@@ -1,6 +1,7 @@
 //! Who the caller is: identity-provider session tokens, and the users and memberships they imply.
 
 mod authenticator;
+mod dev_sign_in;
 mod jwks;
 mod ports;
 mod sign_in_cache;
@@ -11,6 +12,9 @@ mod webhook;
 mod webhook_service;
 
 pub use authenticator::{AuthError, Authenticator};
+#[cfg(any(test, feature = "mock"))]
+pub use dev_sign_in::MockDevSignInStore;
+pub use dev_sign_in::{DevSignIn, DevSignInLinks, DevSignInStore};
 pub use jwks::{JwksCache, JwksPolicy};
 pub use ports::{Delivery, DeliveryOutcome, IdentityEventStore, JwksFetcher, MembershipStore, SignInOutcome};
 #[cfg(any(test, feature = "mock"))]

@@ -38,6 +38,49 @@ pub fn missing_reports(
     missing
 }
 
+/// A report slot of a location's day, as the compliance grid shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Filed,
+    Missing,
+    /// Owed, but its day is not over yet.
+    NotYetDue,
+    /// No scheduled shift: nothing is owed.
+    NotOwed,
+}
+
+/// Each day's slots from `from` to `to`: the three report shifts in their order, then the manager
+/// report. Nothing is due before its day is over, from `today` on; a report filed early is filed.
+pub fn day_slots(
+    (from, to): (Date, Date),
+    today: Date,
+    expected: &BTreeMap<Date, BTreeSet<ReportShift>>,
+    filed_shift_reports: &[(Date, ReportShift)],
+    filed_manager_reports: &[Date],
+) -> Vec<(Date, [Slot; 4])> {
+    let slot = |owed: bool, filed: bool, date: Date| match (filed, owed) {
+        (true, _) => Slot::Filed,
+        (false, true) if date >= today => Slot::NotYetDue,
+        (false, true) => Slot::Missing,
+        (false, false) => Slot::NotOwed,
+    };
+    let mut days = Vec::new();
+    let mut date = from;
+    while date <= to {
+        let owed = expected.get(&date);
+        let shift = |shift: ReportShift| {
+            slot(owed.is_some_and(|s| s.contains(&shift)), filed_shift_reports.contains(&(date, shift)), date)
+        };
+        let manager = slot(owed.is_some(), filed_manager_reports.contains(&date), date);
+        days.push((
+            date,
+            [shift(ReportShift::Morning), shift(ReportShift::Afternoon), shift(ReportShift::Evening), manager],
+        ));
+        date = date.next_day().expect("a date before the end of time");
+    }
+    days
+}
+
 #[cfg(test)]
 mod tests {
     use time::macros::date;
@@ -66,5 +109,27 @@ mod tests {
             ]
         );
         assert!(missing_reports(&expected_reports(&[]), &[], &[]).is_empty(), "no scheduled shift, nothing owed");
+    }
+
+    #[test]
+    fn each_slot_is_filed_missing_not_yet_due_or_not_owed() {
+        let (monday, tuesday, wednesday) = (date!(2026 - 11 - 23), date!(2026 - 11 - 24), date!(2026 - 11 - 25));
+        let expected = expected_reports(&[(monday, 9), (monday, 18), (tuesday, 9), (wednesday, 12)]);
+        let days = day_slots(
+            (monday, wednesday),
+            tuesday,
+            &expected,
+            &[(monday, ReportShift::Morning), (wednesday, ReportShift::Afternoon)],
+            &[],
+        );
+        use Slot::*;
+        assert_eq!(
+            days,
+            [
+                (monday, [Filed, NotOwed, Missing, Missing]),
+                (tuesday, [NotYetDue, NotOwed, NotOwed, NotYetDue]),
+                (wednesday, [NotOwed, Filed, NotOwed, NotYetDue]),
+            ]
+        );
     }
 }

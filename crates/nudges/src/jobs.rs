@@ -9,7 +9,7 @@ use opsd_reports::ReportShift;
 use time::Date;
 use time_tz::OffsetDateTimeExt;
 
-use crate::expected::{Missing, expected_reports, missing_reports};
+use crate::expected::{Missing, Slot, day_slots, expected_reports, missing_reports};
 use crate::heroes::top_heroes;
 use crate::ports::{FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore};
 
@@ -32,6 +32,17 @@ pub struct WeekCompliance {
     pub expected_manager: u32,
     pub filed_manager: u32,
     pub missing: Vec<Missing>,
+    /// Each day of the week: its shift slots (morning, afternoon, evening) and its manager report.
+    pub days: Vec<(Date, [Slot; 4])>,
+}
+
+/// Which Saturday-to-Friday week of each location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComplianceWeek {
+    /// The previous week, as the compliance job counts it.
+    Last,
+    /// The week so far: what is owed from today on is not yet due.
+    Current,
 }
 
 #[derive(derive_new::new)]
@@ -162,38 +173,39 @@ impl NudgeJobs {
             .collect()
     }
 
-    /// Each location's previous Saturday-to-Friday week, where the location is.
-    fn last_weeks_of(&self, locations: &[NudgeLocation]) -> Vec<FilingScope> {
-        self.scopes_of(locations, |today| {
-            let week = Week::containing(today).previous();
-            (week.start(), week.end())
-        })
-    }
-
     /// Each location's previous week: what was expected and what was filed.
-    async fn last_weeks(&self, locations: &[NudgeLocation]) -> Result<Vec<WeekCompliance>, StoreError> {
-        let scopes = self.last_weeks_of(locations);
+    async fn weeks(
+        &self,
+        locations: &[NudgeLocation],
+        which: ComplianceWeek,
+    ) -> Result<Vec<WeekCompliance>, StoreError> {
+        let scopes = self.scopes_of(locations, |today| {
+            let week = Week::containing(today);
+            let week = if which == ComplianceWeek::Last { week.previous() } else { week };
+            (week.start(), week.end())
+        });
         let mut filings = self.store.filings(&scopes).await?;
         Ok(locations
             .iter()
             .zip(scopes)
             .map(|(location, scope)| {
-                week_compliance(location, scope.from, &filings.remove(&location.id).unwrap_or_default())
+                let filed = filings.remove(&location.id).unwrap_or_default();
+                week_compliance(location, (scope.from, scope.to), self.local_today(location), &filed)
             })
             .collect())
     }
 
-    /// Last week's filing of each of the team's locations, as the compliance job counts it.
-    pub async fn compliance(&self, team: &TeamId) -> Result<Vec<WeekCompliance>, StoreError> {
+    /// A week's filing of each of the team's locations, as the compliance job counts it.
+    pub async fn compliance(&self, team: &TeamId, which: ComplianceWeek) -> Result<Vec<WeekCompliance>, StoreError> {
         let locations = self.store.locations(Some(team)).await?;
-        self.last_weeks(&locations).await
+        self.weeks(&locations, which).await
     }
 
     /// The previous Saturday-to-Friday week of each location: stores what was expected and filed,
     /// and nudges staff and managers about what is missing.
     pub async fn check_compliance(&self) -> Result<NudgeTally, StoreError> {
         let locations = self.store.locations(None).await?;
-        let weeks = self.last_weeks(&locations).await?;
+        let weeks = self.weeks(&locations, ComplianceWeek::Last).await?;
         self.store.save_compliance(&weeks, self.clock.now()).await?;
         let mut nudges = Vec::new();
         for (location, week) in locations.iter().zip(&weeks) {
@@ -226,7 +238,10 @@ impl NudgeJobs {
     /// message per location and week.
     pub async fn aggregate_heroes(&self) -> Result<NudgeTally, StoreError> {
         let locations = self.store.locations(None).await?;
-        let weeks = self.last_weeks_of(&locations);
+        let weeks = self.scopes_of(&locations, |today| {
+            let week = Week::containing(today).previous();
+            (week.start(), week.end())
+        });
         let mentions = self.store.hero_mentions(&weeks).await?;
         let pending: Vec<_> = locations
             .iter()
@@ -305,22 +320,33 @@ async fn in_turn<F: Future>(posts: Vec<F>) -> Vec<F::Output> {
     outcomes
 }
 
-fn week_compliance(location: &NudgeLocation, week_start: Date, filed: &Filings) -> WeekCompliance {
+fn week_compliance(location: &NudgeLocation, week: (Date, Date), today: Date, filed: &Filings) -> WeekCompliance {
     let expected = expected_reports(&filed.shift_starts);
-    let missing = missing_reports(&expected, &filed.shift_reports, &filed.manager_reports);
+    let days = day_slots(week, today, &expected, &filed.shift_reports, &filed.manager_reports);
+    // What is not due yet is not missing either.
+    let missing: Vec<Missing> = missing_reports(&expected, &filed.shift_reports, &filed.manager_reports)
+        .into_iter()
+        .filter(|m| match m {
+            Missing::ShiftReport(date, _) | Missing::ManagerReport(date) => *date < today,
+        })
+        .collect();
     let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();
     let expected_manager = expected.len() as u32;
     let missing_shift = missing.iter().filter(|m| matches!(m, Missing::ShiftReport(..))).count() as u32;
     let missing_manager = missing.len() as u32 - missing_shift;
+    let not_yet_due = |slots: std::ops::Range<usize>| -> u32 {
+        days.iter().map(|(_, day)| day[slots.clone()].iter().filter(|s| **s == Slot::NotYetDue).count() as u32).sum()
+    };
     WeekCompliance {
         location: location.id,
         location_name: location.name.clone(),
-        week_start,
+        week_start: week.0,
         expected_shift,
-        filed_shift: expected_shift - missing_shift,
+        filed_shift: expected_shift - missing_shift - not_yet_due(0..3),
         expected_manager,
-        filed_manager: expected_manager - missing_manager,
+        filed_manager: expected_manager - missing_manager - not_yet_due(3..4),
         missing,
+        days,
     }
 }
 
@@ -434,6 +460,31 @@ mod tests {
         // Monday 14:00 UTC.
         let tally = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).check_compliance().await.unwrap();
         assert_eq!(tally.sent, 1);
+    }
+
+    #[tokio::test]
+    async fn the_current_week_owes_nothing_from_today_on() {
+        let mut store = MockNudgeStore::new();
+        store.expect_locations().returning(|_| Ok(vec![location()]));
+        let (saturday, sunday, monday) = (date!(2026 - 11 - 21), date!(2026 - 11 - 22), date!(2026 - 11 - 23));
+        store
+            .expect_filings()
+            .withf(move |scopes| scopes[0].from == saturday && scopes[0].to == date!(2026 - 11 - 27))
+            .returning(move |_| {
+                Ok(filed(
+                    vec![(saturday, 9), (sunday, 18), (monday, 9)],
+                    vec![(saturday, ReportShift::Morning)],
+                    vec![saturday],
+                ))
+            });
+        // Monday 14:00 UTC: Monday's reports are not due yet.
+        let jobs = jobs(store, MockTeamChat::new(), datetime!(2026-11-23 14:00 UTC));
+        let weeks = jobs.compliance(&TeamId::new("org_1"), ComplianceWeek::Current).await.unwrap();
+        let week = &weeks[0];
+        assert_eq!(week.missing, [Missing::ShiftReport(sunday, ReportShift::Evening), Missing::ManagerReport(sunday)]);
+        assert_eq!((week.expected_shift, week.filed_shift, week.expected_manager, week.filed_manager), (3, 1, 3, 1));
+        assert_eq!(week.days.len(), 7);
+        assert_eq!(week.days[2], (monday, [Slot::NotYetDue, Slot::NotOwed, Slot::NotOwed, Slot::NotYetDue]));
     }
 
     #[tokio::test]

@@ -10,9 +10,9 @@ mod ports;
 pub use announcements::{
     Announcement, AnnouncementDraft, AnnouncementError, AnnouncementKey, AnnouncementService, NewAnnouncement,
 };
-pub use expected::{Missing, expected_reports, missing_reports};
+pub use expected::{Missing, Slot, day_slots, expected_reports, missing_reports};
 pub use heroes::top_heroes;
-pub use jobs::{NudgeJobs, NudgeTally, WeekCompliance};
+pub use jobs::{ComplianceWeek, NudgeJobs, NudgeTally, WeekCompliance};
 pub use ports::{AnnouncementStore, FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore, PendingPush, UserPush};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnnouncementStore, MockNudgeStore, MockUserPush};

@@ -28,6 +28,13 @@ pub trait AnalyticsStore: Send + Sync {
         location: Option<LocationId>,
         week: Week,
     ) -> Result<Option<WeekData>, StoreError>;
+    /// The latest business date with sales in the scope, on or before `until`: `None` without any.
+    async fn latest_sales_date(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        until: time::Date,
+    ) -> Result<Option<time::Date>, StoreError>;
     /// The stored goals of the scope (a location's own and the team defaults); `None` as above.
     async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Option<Vec<StoredGoal>>, StoreError>;
     /// Upserts sales by (location, date, block) in one transaction; returns the rows written.

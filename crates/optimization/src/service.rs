@@ -5,7 +5,7 @@ use opsd_core::{LocationId, StoreError, TeamCacheInvalidation, TeamId, Validatio
 use crate::breaker::{CircuitBreaker, CircuitOpen};
 use crate::goals::{DayGoal, effective_goals};
 use crate::kpi::build_report;
-use crate::model::SalesRow;
+use crate::model::{SalesRow, Week};
 use crate::ports::{AnalyticsStore, IngestError, ReportCache, ReportKey, through_cache};
 use crate::report::{RenderedReport, ReportRenderer};
 
@@ -45,6 +45,18 @@ impl OptimizationService {
             Ok(RenderedReport::new(report, self.renderer.as_ref()))
         })
         .await
+    }
+
+    /// The week of the scope's latest sales on or before `today`, or `today`'s week without any:
+    /// the week a report page opens on.
+    pub async fn latest_week_with_sales(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        today: time::Date,
+    ) -> Result<Week, OptimizationError> {
+        let latest = self.guarded(self.store.latest_sales_date(team, location, today)).await?;
+        Ok(Week::containing(latest.unwrap_or(today)))
     }
 
     /// The goals in effect for each weekday of the scope.
@@ -142,6 +154,25 @@ mod tests {
         let mut cache = MockReportCache::new();
         cache.expect_get().returning(|_| CacheLookup::Miss { generation: 7 });
         cache
+    }
+
+    #[tokio::test]
+    async fn a_page_opens_on_the_week_of_the_latest_sales_or_else_on_this_week() {
+        use time::macros::date;
+        let today = date!(2026 - 11 - 25);
+        let mut store = MockAnalyticsStore::new();
+        store
+            .expect_latest_sales_date()
+            .withf(move |_, location, until| location.is_none() && *until == today)
+            .times(1)
+            .returning(|_, _, _| Ok(Some(date!(2026 - 11 - 17))));
+        store.expect_latest_sales_date().returning(|_, _, _| Ok(None));
+        let service = service(store, missing_cache());
+        let team = TeamId::new("org_1");
+        let week = service.latest_week_with_sales(&team, None, today).await.unwrap();
+        assert_eq!(week.start(), date!(2026 - 11 - 14), "the Saturday-to-Friday week of the 17th");
+        let week = service.latest_week_with_sales(&team, None, today).await.unwrap();
+        assert_eq!(week.start(), date!(2026 - 11 - 21), "no sales at all: this week");
     }
 
     #[tokio::test]

@@ -219,6 +219,33 @@ impl AnalyticsStore for PgAnalyticsStore {
         self.db.read_short(async move |conn| Self::week_on(conn, &team, location, week).await).await
     }
 
+    async fn latest_sales_date(
+        &self,
+        team: &TeamId,
+        location: Option<LocationId>,
+        until: time::Date,
+    ) -> Result<Option<time::Date>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Latest {
+            #[diesel(sql_type = Nullable<SqlDate>)]
+            latest: Option<time::Date>,
+        }
+        let mut conn = self.db.conn().await?;
+        // One backward probe of the (location_id, date, block) key per location, however long the history.
+        let found: Latest = prepared(
+            "SELECT max(latest.date) AS latest FROM locations l, LATERAL (SELECT f.date FROM sales_facts f \
+               WHERE f.location_id = l.id AND f.date <= $3 ORDER BY f.date DESC LIMIT 1) latest \
+             WHERE l.team_id = $1 AND ($2::uuid IS NULL OR l.id = $2)",
+        )
+        .bind::<Text, _>(team.as_str())
+        .bind::<Nullable<SqlUuid>, _>(location.map(|l| l.0))
+        .bind::<SqlDate, _>(until)
+        .get_result(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(found.latest)
+    }
+
     async fn goals(&self, team: &TeamId, location: Option<LocationId>) -> Result<Option<Vec<StoredGoal>>, StoreError> {
         let mut conn = self.db.conn().await?;
         scope_and_goals(&mut conn, team, location).await

@@ -6,6 +6,7 @@ mod cache_bus;
 mod contacts;
 mod coupons;
 mod deliveries;
+mod dev_sign_in;
 mod error;
 mod guest_events;
 mod idempotency;
@@ -40,6 +41,7 @@ pub use cache_bus::{
 };
 pub use contacts::PgContactStore;
 pub use coupons::{PgCouponStore, PgExpiryStore};
+pub use dev_sign_in::PgDevSignInStore;
 pub use error::store_error;
 pub use guest_events::PgGuestEventStore;
 pub use idempotency::PgIdempotencyStore;

@@ -161,6 +161,7 @@ fn week(n: u128, filed_shift: u32) -> WeekCompliance {
         expected_manager: 7,
         filed_manager: 6,
         missing: Vec::new(),
+        days: Vec::new(),
     }
 }
 

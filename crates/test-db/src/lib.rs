@@ -54,6 +54,19 @@ impl TestDatabase {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The database refuses new connections and ends those it has, as one out of reach would.
+    pub async fn refuse_connections(&self) {
+        let admin = admin_client(&server_url()).await;
+        let name = &self.name;
+        admin
+            .batch_execute(&format!(
+                "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false; \
+                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+            ))
+            .await
+            .expect("cutting the database off");
+    }
 }
 
 impl Drop for TestDatabase {

@@ -5,6 +5,8 @@ use maud::{Markup, html};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
+use crate::console::page::money;
+
 pub struct Day {
     pub label: String,
     pub sales: Decimal,
@@ -24,12 +26,41 @@ fn f(value: Decimal) -> f64 {
     value.to_f64().unwrap_or(0.0)
 }
 
+/// The table that holds the chart's numbers: the chart's text alternative.
+pub const NUMBERS_ID: &str = "week-numbers";
+
+/// Round ticks from 0 to at least `top`: about four steps of 1, 2, 2.5 or 5 times a power of ten.
+fn ticks(top: f64) -> Vec<f64> {
+    let rough = top.max(1.0) / 4.0;
+    let power = 10f64.powf(rough.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= rough).unwrap_or(10.0 * power);
+    let steps = (top.max(1.0) / step).ceil() as usize;
+    (0..=steps).map(|i| i as f64 * step).collect()
+}
+
+/// `$1,500` or `$12k`: short labels for the sales axis.
+fn dollars(value: f64) -> String {
+    if value >= 10_000.0 {
+        format!("${:.0}k", value / 1000.0)
+    } else {
+        let whole = Decimal::from_f64_retain(value.round()).unwrap_or_default();
+        money(whole).trim_end_matches(".00").to_owned()
+    }
+}
+
+/// A legend entry: a small drawing with the chart's own class, so its colour is the chart's.
+fn swatch(mark: Markup, name: &str) -> Markup {
+    html! { span { svg width="24" height="12" viewBox="0 0 24 12" aria-hidden="true" { (mark) } " " (name) } }
+}
+
 pub fn week(days: &[Day]) -> Markup {
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let top_sales = days.iter().flat_map(|d| [Some(d.sales), d.goal]).flatten().map(f).fold(1.0, f64::max) * 1.1;
-    let top_pct =
-        days.iter().flat_map(|d| [d.labor_pct, d.labor_target_pct]).flatten().map(f).fold(10.0, f64::max) * 1.1;
+    let sales_ticks = ticks(days.iter().flat_map(|d| [Some(d.sales), d.goal]).flatten().map(f).fold(100.0, f64::max));
+    let pct_ticks =
+        ticks(days.iter().flat_map(|d| [d.labor_pct, d.labor_target_pct]).flatten().map(f).fold(20.0, f64::max));
+    let top_sales = *sales_ticks.last().expect("at least one tick");
+    let top_pct = *pct_ticks.last().expect("at least one tick");
     let slot = plot_w / days.len().max(1) as f64;
     let y_sales = |v: f64| TOP + plot_h - v / top_sales * plot_h;
     let y_pct = |v: f64| TOP + plot_h - v / top_pct * plot_h;
@@ -40,12 +71,22 @@ pub fn week(days: &[Day]) -> Markup {
         .filter_map(|(i, d)| d.labor_pct.map(|p| format!("{:.1},{:.1}", x(i), y_pct(f(p)))))
         .collect();
     html! {
-        svg viewBox={ "0 0 " (WIDTH) " " (HEIGHT) } width="100%" role="img"
+        svg viewBox={ "0 0 " (WIDTH) " " (HEIGHT) } width="100%" role="img" aria-describedby=(NUMBERS_ID)
             aria-label="Sales by day against the sales goal, and labor percentage against its target" {
+            @for tick in &sales_ticks {
+                line class="grid" x1=(LEFT) x2=(WIDTH - RIGHT) y1=(format!("{:.1}", y_sales(*tick))) y2=(format!("{:.1}", y_sales(*tick))) {}
+                text class="tick sales" x=(LEFT - 8.0) y=(format!("{:.1}", y_sales(*tick) + 4.0)) text-anchor="end" { (dollars(*tick)) }
+            }
+            @for tick in &pct_ticks {
+                text class="tick pct" x=(WIDTH - RIGHT + 8.0) y=(format!("{:.1}", y_pct(*tick) + 4.0)) { (format!("{tick:.0}%")) }
+            }
+            text class="axis-title" x="12" y=(TOP + plot_h / 2.0) text-anchor="middle"
+                transform={ "rotate(-90 12 " (TOP + plot_h / 2.0) ")" } { "Sales" }
+            text class="axis-title" x=(WIDTH - 10.0) y=(TOP + plot_h / 2.0) text-anchor="middle"
+                transform={ "rotate(90 " (WIDTH - 10.0) " " (TOP + plot_h / 2.0) ")" } { "Labor %" }
+            line class="axis" x1=(LEFT) y1=(TOP) x2=(LEFT) y2=(TOP + plot_h) {}
+            line class="axis" x1=(WIDTH - RIGHT) y1=(TOP) x2=(WIDTH - RIGHT) y2=(TOP + plot_h) {}
             line class="axis" x1=(LEFT) y1=(TOP + plot_h) x2=(WIDTH - RIGHT) y2=(TOP + plot_h) {}
-            text x=(LEFT - 8.0) y=(TOP + 4.0) text-anchor="end" { "$" (format!("{:.0}", top_sales)) }
-            text x=(LEFT - 8.0) y=(TOP + plot_h) text-anchor="end" { "$0" }
-            text x=(WIDTH - RIGHT + 8.0) y=(TOP + 4.0) { (format!("{:.0}%", top_pct)) }
             @for (i, day) in days.iter().enumerate() {
                 @let bar_h = f(day.sales) / top_sales * plot_h;
                 rect class="bar" data-day=(day.label) x=(format!("{:.1}", x(i) - slot * 0.3)) y=(format!("{:.1}", TOP + plot_h - bar_h))
@@ -63,9 +104,30 @@ pub fn week(days: &[Day]) -> Markup {
             @if labor_points.len() > 1 {
                 polyline class="labor" points=(labor_points.join(" ")) {}
             }
+            @for point in &labor_points {
+                @let (px, py) = point.split_once(',').expect("x,y");
+                circle class="labor-point" cx=(px) cy=(py) r="3" {}
+            }
         }
         p class="legend" {
-            span { "bars: sales" } span { "dashed: sales goal" } span { "line: labor %" } span { "dotted: labor % target" }
+            (swatch(html! { rect class="bar" x="4" y="1" width="16" height="10" {} }, "sales (left scale)"))
+            (swatch(html! { line class="goal" x1="0" y1="6" x2="24" y2="6" {} }, "sales goal"))
+            (swatch(html! { line class="labor" x1="0" y1="6" x2="24" y2="6" {} }, "labor % (right scale)"))
+            (swatch(html! { line class="target" x1="0" y1="6" x2="24" y2="6" {} }, "labor % target"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_reach_the_top() {
+        assert_eq!(ticks(5_400.0), [0.0, 2_000.0, 4_000.0, 6_000.0]);
+        assert_eq!(ticks(31.0), [0.0, 10.0, 20.0, 30.0, 40.0]);
+        assert_eq!(ticks(100.0), [0.0, 25.0, 50.0, 75.0, 100.0]);
+        assert_eq!(dollars(1_500.0), "$1,500");
+        assert_eq!(dollars(12_000.0), "$12k");
     }
 }

@@ -43,7 +43,7 @@ pub async fn list(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
         p { (open.len()) " open of the latest " (page.items.len()) "." }
         div class="card" {
             table {
-                thead { tr { th { "Location" } th { "Type" } th { "Severity" } th { "Status" } th class="num" { "Age" } th { "" } } }
+                thead { tr { th { "Location" } th { "Type" } th { "Severity" } th { "Status" } th class="num" { "Age" } th { span class="sr-only" { "Open" } } } }
                 tbody {
                     @for incident in &open {
                         tr data-incident=(incident.id.0) {

@@ -1,6 +1,7 @@
 //! The jobs page (operators): every scheduled job with its cron expression, last run, next due
 //! time, its runs and failures in the last 24 hours, and an alarm when it has not run within twice
-//! its period or its health gate is raised.
+//! its period or its health gate is raised. A job that is off (its provider is not configured) says
+//! so instead.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{DateTime, Utc};
@@ -78,7 +79,8 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
                         @let seen = activity.iter().find(|a| a.job == job.name());
                         @let last = seen.and_then(|a: &JobActivity| a.last.as_ref());
                         @let next = next_two(job.schedule(), now);
-                        @let alarm = alarm(last, next.map(|(a, b)| b - a), now);
+                        // A job that is off (its provider is not configured) owes no runs.
+                        @let alarm = if job.enabled() { alarm(last, next.map(|(a, b)| b - a), now) } else { None };
                         tr data-job=(job.name()) {
                             td { code { (job.name()) } }
                             td { code { (job.schedule()) } }
@@ -89,6 +91,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
                             td {
                                 @match alarm {
                                     Some(why) => { span class="alarm" data-alarm="raised" { (why) } }
+                                    None if !job.enabled() => { span data-alarm="off" { "off: not configured" } }
                                     None => { span class="ok" { "on time" } }
                                 }
                             }

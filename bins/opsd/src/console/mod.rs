@@ -9,6 +9,7 @@ mod incidents;
 mod jobs;
 mod page;
 mod queue;
+mod sign_in;
 mod week;
 
 use actix_web::HttpResponse;
@@ -18,6 +19,9 @@ pub use incidents::{change_status as incident_status, detail as incident, list a
 pub use jobs::page as jobs;
 pub use page::{STYLESHEET_PATH, stylesheet};
 pub use queue::{page as queue, retry as retry_guest_event};
+pub use sign_in::{
+    DevSignInDoor, PATH as DEV_SIGN_IN_PATH, issue_link as issue_dev_sign_in_link, sign_in as dev_sign_in,
+};
 pub use week::page as week;
 
 pub async fn home() -> HttpResponse {

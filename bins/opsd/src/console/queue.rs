@@ -37,7 +37,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse 
         @else {
             div class="card" {
                 table {
-                    thead { tr { th { "Received" } th { "Type" } th { "Team" } th class="num" { "Attempts" } th { "Last error" } th { "" } } }
+                    thead { tr { th { "Received" } th { "Type" } th { "Team" } th class="num" { "Attempts" } th { "Last error" } th { span class="sr-only" { "Retry" } } } }
                     tbody {
                         @for event in &overview.failed {
                             tr data-event=(event.id) {

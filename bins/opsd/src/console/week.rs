@@ -8,6 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use maud::html;
 use opsd_core::{LocationId, parse_iso_date};
 use opsd_optimization::{ReportKey, Week};
+use rust_decimal::Decimal;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -35,7 +36,15 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
         Some(Err(_)) => return refusal(StatusCode::BAD_REQUEST, "locationId must be a location id."),
     };
     let week = match query.week_of.as_deref().filter(|w| !w.is_empty()) {
-        None => Week::containing(time::OffsetDateTime::now_utc().date()),
+        // The most recent week with sales: this week once it has any, else the last one that does.
+        None => match state
+            .optimization
+            .latest_week_with_sales(&team, location, time::OffsetDateTime::now_utc().date())
+            .await
+        {
+            Ok(week) => week,
+            Err(error) => return unavailable("The week's numbers are", crate::ApiError::from(error)),
+        },
         Some(raw) => match parse_iso_date("weekOf", raw).and_then(|date| Week::starting("weekOf", date)) {
             Ok(week) => week,
             Err(error) => return refusal(StatusCode::BAD_REQUEST, &format!("weekOf {}.", error.message)),
@@ -74,7 +83,10 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
         })
         .collect();
     let summary = &report.summary;
-    let weekly = &report.weekly_summary;
+    // Goals met among the days that had sales: a day not traded yet has missed nothing.
+    let judged: Vec<bool> =
+        report.daily_summary.iter().filter(|d| d.sales > Decimal::ZERO).filter_map(|d| d.goals_met).collect();
+    let goals_met = (!judged.is_empty()).then(|| judged.iter().filter(|met| **met).count() * 100 / judged.len());
     let body = html! {
         h1 { (report.week_label) }
         form class="pickers" method="get" action="/console/week" {
@@ -108,9 +120,12 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
             }
             div class="tile" data-kpi="goalsMet" {
                 div { "Goals met" }
-                @match weekly.goals_met_percent {
-                    Some(met) => { div class="value" { (met.round_dp(0)) "%" } }
-                    None => { div class="value" { "—" } div class="note" { "no goals set for these days" } }
+                @match goals_met {
+                    Some(met) => {
+                        div class="value" { (met) "%" }
+                        div class="note" { "of " (judged.len()) " days with sales and goals" }
+                    }
+                    None => { div class="value" { "—" } div class="note" { "no day with sales and a goal yet" } }
                 }
             }
             div class="tile" data-kpi="sales" {
@@ -121,12 +136,12 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
         }
         div class="card" { (chart::week(&days)) }
         div class="card" {
-            table {
+            table id=(chart::NUMBERS_ID) {
                 caption class="sr-only" { "The chart's numbers by day" }
                 thead { tr {
                     th { "Day" } th class="num" { "Sales" } th class="num" { "Sales goal" }
                     th class="num" { "Labor cost" } th class="num" { "Labor %" } th class="num" { "Labor % target" }
-                    th class="num" { "SPLH" }
+                    th class="num" { "SPLH" } th class="num" { "Goals met" }
                 } }
                 tbody {
                     @for (row, day) in report.daily_summary.iter().zip(&days) {
@@ -141,6 +156,13 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
                             td class="num" { @if let Some(t) = day.labor_target_pct { (t.round_dp(1)) "%" } @else { "—" } }
                             td class="num" {
                                 @match row.splh { Some(s) => { (money(s)) } None => { (reason(row.splh_reason)) } }
+                            }
+                            td class="num" data-goals-met=[(row.sales > Decimal::ZERO).then_some(row.goals_met).flatten()] {
+                                @match (row.sales > Decimal::ZERO, row.goals_met) {
+                                    (true, Some(true)) => { span class="ok" { "✓ met" } }
+                                    (true, Some(false)) => { span class="alarm" { "✗ missed" } }
+                                    _ => { "—" }
+                                }
                             }
                         }
                     }

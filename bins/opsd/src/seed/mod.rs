@@ -1,12 +1,16 @@
 //! `opsd seed-demo [--locations N] [--weeks N]`: a demo team with locations, sales, scheduled shifts,
 //! time punches and goals, so the first request already shows real numbers: the optimization report,
-//! the variance and the forecast. Idempotent: a second run changes nothing and prints the same ids.
-//! The default is one location and the year (52 weeks) up to the last complete week.
+//! the variance and the forecast; and what its people did (see `activity`), so every console page
+//! does too. Idempotent: a second run changes nothing and prints the same ids. The default is one
+//! location and the year (52 weeks) before this week, and this week up to yesterday with its schedule
+//! to the end of the week.
 //!
 //! Sales follow a weekday pattern (Friday and Saturday busiest), a season (a summer peak), a slow
 //! growth and a deterministic noise of ±8%. Punches follow the shifts a few minutes early or late,
 //! with unpaid meal breaks on long shifts and paid rest breaks on short ones; one in forty is left
 //! unapproved, and the manager works every day, so the week has overtime.
+
+mod activity;
 
 use anyhow::Context;
 use diesel::prelude::*;
@@ -17,7 +21,7 @@ use opsd_postgres::schema::{locations, teams};
 use opsd_postgres::{Db, PgAnalyticsStore, upsert_punches, upsert_shifts};
 use opsd_scheduling::{Break, ProviderPunch, ScheduledShift, ShiftInput, StoredPunch};
 use time::{Duration, OffsetDateTime, Time};
-use time_tz::PrimitiveDateTimeExt;
+use time_tz::{OffsetDateTimeExt, PrimitiveDateTimeExt};
 
 pub const DEMO_TEAM: &str = "org_demo";
 /// The first demo location, the same on every run.
@@ -100,9 +104,13 @@ fn slug(index: u32) -> String {
 }
 
 pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
-    let last_week = Week::containing(OffsetDateTime::now_utc().date()).previous();
     let team = TeamId::new(DEMO_TEAM);
     let zone = time_tz::timezones::get_by_name(DEMO_TIMEZONE).expect("a known zone");
+    let now = OffsetDateTime::now_utc();
+    // Where the demo's locations are: the days before this one have happened.
+    let today = now.to_timezone(zone).date();
+    let this_week = Week::containing(today);
+    let last_week = this_week.previous();
     let store = PgAnalyticsStore::new(db.clone());
     let mut conn = db.conn().await?;
     diesel::insert_into(teams::table)
@@ -148,10 +156,15 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
         let mut sales = Vec::new();
         let mut shifts = Vec::new();
         let mut punches = Vec::new();
-        let mut week = last_week;
-        for weeks_back in 0..size.weeks {
+        let mut week = this_week;
+        for weeks_back in 0..=size.weeks {
             for (day_index, date) in week.days().into_iter().enumerate() {
-                for (block, base) in [(Block::Lunch, 1400), (Block::Dinner, 2600), (Block::LateNight, 500)] {
+                // Today and the rest of this week are scheduled, not yet worked or sold.
+                let happened = date < today;
+                for (block, base) in [(Block::Lunch, 1400), (Block::Dinner, 2600), (Block::LateNight, 500)]
+                    .into_iter()
+                    .filter(|_| happened)
+                {
                     let food = Decimal::from(base) * busyness(index, date, weeks_back, block);
                     sales.push(SalesRow {
                         location_id: LocationId(id),
@@ -193,10 +206,12 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
                         is_draft: false,
                     };
                     let shift = ScheduledShift::place(input, zone).context("placing a demo shift")?;
-                    let punch = punch_for(&shift, &format!("demo-{index}-{date}-{n}"));
-                    let mut stored = StoredPunch::place(&punch, department, zone);
-                    stored.employee_key = shift.input.employee_key.clone();
-                    punches.push(stored);
+                    if happened {
+                        let punch = punch_for(&shift, &format!("demo-{index}-{date}-{n}"));
+                        let mut stored = StoredPunch::place(&punch, department, zone);
+                        stored.employee_key = shift.input.employee_key.clone();
+                        punches.push(stored);
+                    }
                     shifts.push(shift);
                 }
             }
@@ -205,13 +220,17 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
         for chunk in sales.chunks(10_000) {
             store.ingest_sales(&team, chunk).await.map_err(|e| anyhow::anyhow!("seeding sales: {e}"))?;
         }
-        let now = OffsetDateTime::now_utc();
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             upsert_shifts(conn, LocationId(id), &shifts, now).await?;
             upsert_punches(conn, LocationId(id), &punches, now).await
         })
         .await
         .context("seeding shifts and punches")?;
+        activity::reports(&mut conn, index, id, today).await?;
+        if index == 0 {
+            activity::incidents(&mut conn, id, now).await?;
+            activity::failed_guest_event(&mut conn, id, now).await?;
+        }
     }
     Ok(DemoTeam {
         team_id: DEMO_TEAM.into(),

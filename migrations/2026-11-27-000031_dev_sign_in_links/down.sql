@@ -1,0 +1,1 @@
+DROP TABLE dev_sign_in_links;
