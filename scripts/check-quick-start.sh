@@ -33,7 +33,10 @@ server=$!
 
 ready=""
 for _ in $(seq 1 300); do
-  if curl -fs "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1; then ready=1; break; fi
+  # Ready, and the block of lines to try printed (after the jobs' first runs).
+  if grep -q '^Another user:' "$tmp/run.out" && curl -fs "http://127.0.0.1:$port/health/ready" >/dev/null 2>&1; then
+    ready=1; break
+  fi
   kill -0 "$server" 2>/dev/null || break
   sleep 0.2
 done
