@@ -148,6 +148,8 @@ page "/console/compliance" "$admin"
 page "/console/jobs" "$operator"
 page "/console/queue" "$operator"
 rm -rf "$keys"
+# The dev key is gone: the servers started from here on have no dev identity.
+unset OPSD_DEV_SIGNING_KEY
 
 echo
 echo "labor planning on the seeded 20-location demo (a year of sales and punches), uncached:"

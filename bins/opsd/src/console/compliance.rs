@@ -19,7 +19,7 @@ pub struct ComplianceQuery {
     week: Option<String>,
 }
 
-/// A cell's sign, word and class. The sign is shown and the word is read out.
+/// A cell's sign, word and class. The sign is shown and the word is the cell's name, read out.
 fn cell(slot: Slot) -> (&'static str, &'static str, &'static str) {
     match slot {
         Slot::Filed => ("✓", "filed", "filed"),
@@ -54,11 +54,10 @@ fn grid(week: &WeekCompliance) -> Markup {
                     @for (row, report) in REPORTS.iter().enumerate() {
                         tr data-report=(report.to_lowercase()) {
                             th scope="row" { (report) }
-                            @for (date, slots) in &week.days {
+                            // Small cells: a team of many locations has 28 per location.
+                            @for (_, slots) in &week.days {
                                 @let (sign, word, class) = cell(slots[row]);
-                                td class={ "slot " (class) } data-date=(date) title=(word) {
-                                    span aria-hidden="true" { (sign) } span class="sr-only" { (word) }
-                                }
+                                td class={ "slot " (class) } aria-label=(word) { (sign) }
                             }
                         }
                     }
