@@ -163,7 +163,7 @@ impl Config {
                 issuer: text("IDENTITY_ISSUER"),
                 authorized_parties: list("IDENTITY_AUTHORIZED_PARTIES"),
                 webhook_secret: text("IDENTITY_WEBHOOK_SECRET").map(SecretString::from),
-                dev_signing_key: text(crate::dev_identity::SIGNING_KEY_VARIABLE).map(Into::into),
+                dev_signing_key: dev_signing_key()?,
             },
             app_origin: text("APP_ORIGIN").map(|origin| origin.trim_end_matches('/').to_owned()),
             cors_allowed_origins: origins("CORS_ALLOWED_ORIGINS")?,
@@ -200,6 +200,25 @@ impl Config {
             shutdown_drain: Duration::from_secs(parsed("SHUTDOWN_DRAIN_SECONDS")?.unwrap_or(0)),
             trusted_proxies: trusted_proxies()?,
         })
+    }
+}
+
+/// The dev identity's key (`just run` only): never beside a real provider, and only the key whose
+/// public half the server trusts, so the console's sign-in links sign in no one it would refuse.
+fn dev_signing_key() -> Result<Option<std::path::PathBuf>, ConfigError> {
+    let name = crate::dev_identity::SIGNING_KEY_VARIABLE;
+    let Some(path) = text(name).map(std::path::PathBuf::from) else { return Ok(None) };
+    if text("IDENTITY_JWKS_URL").is_some() {
+        return Err(ConfigError {
+            name,
+            problem: "is for `just run` only: unset it where IDENTITY_JWKS_URL names a provider".into(),
+        });
+    }
+    let trusted = text("IDENTITY_JWT_PUBLIC_KEY").map(|pem| pem.replace("\\n", "\n")).unwrap_or_default();
+    match crate::dev_identity::is_public_half(&path, &trusted) {
+        Ok(true) => Ok(Some(path)),
+        Ok(false) => Err(ConfigError { name, problem: "IDENTITY_JWT_PUBLIC_KEY is not this key's public half".into() }),
+        Err(error) => Err(ConfigError { name, problem: format!("{error:#}") }),
     }
 }
 

@@ -103,8 +103,7 @@ impl DevSigner {
 /// the server offers dev sign-in links only to an identity it would itself accept.
 pub fn is_public_half(path: &Path, public_pem: &str) -> anyhow::Result<bool> {
     use rsa::pkcs8::{DecodePrivateKey, DecodePublicKey};
-    let pem =
-        std::fs::read_to_string(path).with_context(|| format!("{SIGNING_KEY_VARIABLE}: reading {}", path.display()))?;
+    let pem = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let private = rsa::RsaPrivateKey::from_pkcs8_pem(&pem).context("the dev key is not a PKCS#8 RSA key")?;
     Ok(rsa::RsaPublicKey::from_public_key_pem(public_pem.trim()).is_ok_and(|public| public == private.to_public_key()))
 }

@@ -6,6 +6,10 @@ use std::process::Output;
 
 use opsd_test_db::TestDatabase;
 
+const DEV_KEY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/jwt-signing-key.pem");
+const PUBLIC_KEY: &str = include_str!("../../../tests/fixtures/jwt-signing-key.pub.pem");
+const OTHER_PUBLIC_KEY: &str = include_str!("../../../tests/fixtures/jwt-other-key.pub.pem");
+
 fn check_config(env: &[(&str, &str)]) -> Output {
     opsd("check-config", env)
 }
@@ -25,6 +29,12 @@ async fn a_valid_environment_passes_and_each_fault_is_named() {
     let database = TestDatabase::new().await;
     let ok = check_config(&[("DATABASE_URL", database.url())]);
     assert!(ok.status.success(), "{}", text(&ok));
+    let dev = check_config(&[
+        ("DATABASE_URL", database.url()),
+        ("OPSD_DEV_SIGNING_KEY", DEV_KEY),
+        ("IDENTITY_JWT_PUBLIC_KEY", PUBLIC_KEY),
+    ]);
+    assert!(dev.status.success(), "the dev key with its own public half: {}", text(&dev));
     assert!(text(&ok).contains("0 migrations pending"), "{}", text(&ok));
 
     let cases = [
@@ -40,6 +50,31 @@ async fn a_valid_environment_passes_and_each_fault_is_named() {
         (
             vec![("DATABASE_URL", database.url()), ("CORS_ALLOWED_ORIGINS", "https://app.example.com/path")],
             "CORS_ALLOWED_ORIGINS",
+        ),
+        // The dev identity's key: beside a real provider, not the trusted key's pair, or unreadable.
+        (
+            vec![
+                ("DATABASE_URL", database.url()),
+                ("OPSD_DEV_SIGNING_KEY", DEV_KEY),
+                ("IDENTITY_JWKS_URL", "https://idp.example/jwks"),
+            ],
+            "OPSD_DEV_SIGNING_KEY: is for `just run` only",
+        ),
+        (
+            vec![
+                ("DATABASE_URL", database.url()),
+                ("OPSD_DEV_SIGNING_KEY", DEV_KEY),
+                ("IDENTITY_JWT_PUBLIC_KEY", OTHER_PUBLIC_KEY),
+            ],
+            "OPSD_DEV_SIGNING_KEY: IDENTITY_JWT_PUBLIC_KEY is not this key's public half",
+        ),
+        (
+            vec![
+                ("DATABASE_URL", database.url()),
+                ("OPSD_DEV_SIGNING_KEY", "/nonexistent/private.pem"),
+                ("IDENTITY_JWT_PUBLIC_KEY", PUBLIC_KEY),
+            ],
+            "OPSD_DEV_SIGNING_KEY: reading /nonexistent/private.pem",
         ),
     ];
     for (env, named) in cases {

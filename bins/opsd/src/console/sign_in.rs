@@ -8,14 +8,14 @@ use std::sync::Arc;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use anyhow::{Context, bail};
+use anyhow::Context;
 use opsd_core::SystemClock;
 use opsd_identity::{DevSignIn, DevSignInLinks};
 use opsd_postgres::{Db, PgDevSignInStore};
 
 use crate::config::IdentityConfig;
 use crate::console::page::{refusal, unavailable};
-use crate::dev_identity::{DevSigner, TokenRequest, is_public_half};
+use crate::dev_identity::{DevSigner, TokenRequest};
 use crate::state::AppState;
 
 pub const PATH: &str = "/dev/sign-in";
@@ -34,17 +34,10 @@ fn links(db: &Db) -> DevSignInLinks {
 }
 
 impl DevSignInDoor {
-    /// The door when the dev identity is configured (`OPSD_DEV_SIGNING_KEY`); refuses to start when
-    /// that key is set beside a real identity provider, or is not the key the server trusts.
+    /// The door when the dev identity is configured (`OPSD_DEV_SIGNING_KEY`, checked by the
+    /// configuration: no provider beside it, and the key the server trusts).
     pub fn from_config(identity: &IdentityConfig, db: &Db, app_origin: Option<&str>) -> anyhow::Result<Option<Self>> {
         let Some(path) = identity.dev_signing_key.as_deref() else { return Ok(None) };
-        if identity.jwks_url.is_some() {
-            bail!("OPSD_DEV_SIGNING_KEY is for `just run` only: unset it where IDENTITY_JWKS_URL names a provider");
-        }
-        let trusted = identity.jwt_public_key_pem.as_deref().unwrap_or_default();
-        if !is_public_half(path, trusted)? {
-            bail!("OPSD_DEV_SIGNING_KEY: IDENTITY_JWT_PUBLIC_KEY is not this key's public half");
-        }
         let signer = DevSigner::from_file(path, identity.issuer.clone(), identity.authorized_parties.first().cloned())?;
         let secure_cookie = app_origin.is_some_and(|origin| origin.starts_with("https://"));
         Ok(Some(Self { links: links(db), signer, secure_cookie }))
