@@ -2,24 +2,14 @@
 //! --revert N`), and a backup restored into a new database (README, "Backups").
 
 use opsd::seed::{DemoSize, seed_demo};
-use opsd_postgres::{Db, DbConfig, migration_status, revert_migrations, run_migrations};
+use opsd_postgres::{Db, migration_status, revert_migrations, run_migrations};
 use opsd_tests::{API_KEY, TestApp, TestDatabase};
 use serde_json::{Value, json};
-
-fn db(url: &str) -> Db {
-    Db::connect(&DbConfig {
-        url: url.to_owned().into(),
-        max_connections: 2,
-        acquire_timeout: std::time::Duration::from_secs(5),
-        statement_timeout: std::time::Duration::from_secs(60),
-    })
-    .unwrap()
-}
 
 /// A server that computes every report afresh, on a database holding the demo and an incident.
 async fn seeded() -> (TestApp, Db, String) {
     let app = TestApp::spawn_with(|config| config.optimization_cache_capacity = 0).await;
-    let db = db(&app.db_url);
+    let db = app.db();
     let demo = seed_demo(&db, DemoSize { locations: 2, weeks: 3 }).await.unwrap();
     let admin = app.tokens.admin("user_ops", "org_demo");
     let incident =
@@ -105,6 +95,6 @@ async fn a_backup_restored_into_a_new_database_serves_the_same_answers() {
     std::fs::remove_file(&dump).ok();
     assert!(status.success(), "pg_restore: {status}");
     let restored = TestApp::spawn_on(restored, |config| config.optimization_cache_capacity = 0).await;
-    assert_eq!(pending(&db(&restored.db_url)).await, 0, "the restore carries the migrations' record");
+    assert_eq!(pending(&restored.db()).await, 0, "the restore carries the migrations' record");
     assert_eq!(answers(&restored, &week).await, before);
 }

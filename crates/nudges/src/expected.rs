@@ -49,6 +49,9 @@ pub enum Slot {
     NotOwed,
 }
 
+/// The report shifts of a day's slots, in their order; the manager report's slot follows them.
+pub const SLOT_SHIFTS: [ReportShift; 3] = [ReportShift::Morning, ReportShift::Afternoon, ReportShift::Evening];
+
 /// Each day's slots from `from` to `to`: the three report shifts in their order, then the manager
 /// report. Nothing is due before its day is over, from `today` on; a report filed early is filed.
 pub fn day_slots(
@@ -72,10 +75,8 @@ pub fn day_slots(
             slot(owed.is_some_and(|s| s.contains(&shift)), filed_shift_reports.contains(&(date, shift)), date)
         };
         let manager = slot(owed.is_some(), filed_manager_reports.contains(&date), date);
-        days.push((
-            date,
-            [shift(ReportShift::Morning), shift(ReportShift::Afternoon), shift(ReportShift::Evening), manager],
-        ));
+        let [morning, afternoon, evening] = SLOT_SHIFTS.map(shift);
+        days.push((date, [morning, afternoon, evening, manager]));
         date = date.next_day().expect("a date before the end of time");
     }
     days

@@ -9,7 +9,7 @@ use opsd_reports::ReportShift;
 use time::Date;
 use time_tz::OffsetDateTimeExt;
 
-use crate::expected::{Missing, Slot, day_slots, expected_reports, missing_reports};
+use crate::expected::{Missing, SLOT_SHIFTS, Slot, day_slots, expected_reports, missing_reports};
 use crate::heroes::top_heroes;
 use crate::ports::{FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore};
 
@@ -323,11 +323,13 @@ async fn in_turn<F: Future>(posts: Vec<F>) -> Vec<F::Output> {
 fn week_compliance(location: &NudgeLocation, week: (Date, Date), today: Date, filed: &Filings) -> WeekCompliance {
     let expected = expected_reports(&filed.shift_starts);
     let days = day_slots(week, today, &expected, &filed.shift_reports, &filed.manager_reports);
-    // What is not due yet is not missing either.
-    let missing: Vec<Missing> = missing_reports(&expected, &filed.shift_reports, &filed.manager_reports)
-        .into_iter()
-        .filter(|m| match m {
-            Missing::ShiftReport(date, _) | Missing::ManagerReport(date) => *date < today,
+    // The slots already tell what is missing (what is not due yet is not), in the day's order.
+    let missing: Vec<Missing> = days
+        .iter()
+        .flat_map(|(date, slots)| {
+            let shifts = SLOT_SHIFTS.into_iter().zip(slots).filter(|(_, slot)| **slot == Slot::Missing);
+            let manager = (slots[3] == Slot::Missing).then_some(Missing::ManagerReport(*date));
+            shifts.map(|(shift, _)| Missing::ShiftReport(*date, shift)).chain(manager)
         })
         .collect();
     let expected_shift: u32 = expected.values().map(|shifts| shifts.len() as u32).sum();

@@ -65,10 +65,10 @@ pub fn week(days: &[Day]) -> Markup {
     let y_sales = |v: f64| TOP + plot_h - v / top_sales * plot_h;
     let y_pct = |v: f64| TOP + plot_h - v / top_pct * plot_h;
     let x = |i: usize| LEFT + slot * i as f64 + slot / 2.0;
-    let labor_points: Vec<String> = days
+    let labor_points: Vec<(String, String)> = days
         .iter()
         .enumerate()
-        .filter_map(|(i, d)| d.labor_pct.map(|p| format!("{:.1},{:.1}", x(i), y_pct(f(p)))))
+        .filter_map(|(i, d)| d.labor_pct.map(|p| (format!("{:.1}", x(i)), format!("{:.1}", y_pct(f(p))))))
         .collect();
     html! {
         svg viewBox={ "0 0 " (WIDTH) " " (HEIGHT) } width="100%" role="img" aria-describedby=(NUMBERS_ID)
@@ -102,10 +102,9 @@ pub fn week(days: &[Day]) -> Markup {
                 text x=(format!("{:.1}", x(i))) y=(HEIGHT - BOTTOM + 18.0) text-anchor="middle" { (day.label) }
             }
             @if labor_points.len() > 1 {
-                polyline class="labor" points=(labor_points.join(" ")) {}
+                polyline class="labor" points=(labor_points.iter().map(|(px, py)| format!("{px},{py}")).collect::<Vec<_>>().join(" ")) {}
             }
-            @for point in &labor_points {
-                @let (px, py) = point.split_once(',').expect("x,y");
+            @for (px, py) in &labor_points {
                 circle class="labor-point" cx=(px) cy=(py) r="3" {}
             }
         }

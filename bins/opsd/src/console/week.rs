@@ -83,9 +83,7 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
         })
         .collect();
     let summary = &report.summary;
-    // Goals met among the days that had sales: a day not traded yet has missed nothing.
-    let judged: Vec<bool> =
-        report.daily_summary.iter().filter(|d| d.sales > Decimal::ZERO).filter_map(|d| d.goals_met).collect();
+    let judged: Vec<bool> = report.daily_summary.iter().filter_map(goals_met_on).collect();
     let goals_met = (!judged.is_empty()).then(|| judged.iter().filter(|met| **met).count() * 100 / judged.len());
     let body = html! {
         h1 { (report.week_label) }
@@ -157,11 +155,11 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
                             td class="num" {
                                 @match row.splh { Some(s) => { (money(s)) } None => { (reason(row.splh_reason)) } }
                             }
-                            td class="num" data-goals-met=[(row.sales > Decimal::ZERO).then_some(row.goals_met).flatten()] {
-                                @match (row.sales > Decimal::ZERO, row.goals_met) {
-                                    (true, Some(true)) => { span class="ok" { "✓ met" } }
-                                    (true, Some(false)) => { span class="alarm" { "✗ missed" } }
-                                    _ => { "—" }
+                            td class="num" data-goals-met=[goals_met_on(row)] {
+                                @match goals_met_on(row) {
+                                    Some(true) => { span class="ok" { "✓ met" } }
+                                    Some(false) => { span class="alarm" { "✗ missed" } }
+                                    None => { "—" }
                                 }
                             }
                         }
@@ -172,6 +170,11 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
     };
     let body = html! { (body) (labor_variance(&variance.0)) };
     ok(layout("week", &report.week_label, body))
+}
+
+/// Whether a day met its goals, judged only once it had sales: a day not traded yet has missed nothing.
+fn goals_met_on(day: &opsd_optimization::DailyRow) -> Option<bool> {
+    if day.sales > Decimal::ZERO { day.goals_met } else { None }
 }
 
 /// Scheduled (published shifts) against worked (approved punches) labor, day by day.
