@@ -125,6 +125,12 @@ soak seconds="180" seed="":
     cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-soak-fakes
     tools/soak/soak.py {{seconds}} "{{seed}}" target/release/opsd
 
+# The rostering engine on the Shift Scheduling Benchmark: instances 1 to 4 of ../shared/research/rostering
+# and every FILE[=BEST_KNOWN] given, 60 s each on 2 threads; one row per instance (objective, bound, gap).
+bench-roster *instances:
+    cargo build -q --release -p opsd --bin opsd
+    tools/bench-roster/bench_roster.py target/release/opsd {{instances}}
+
 # Throughput and latency figures (release build; installs wrk when missing).
 bench:
     TEST_DATABASE_URL="$(scripts/pg-up.sh test)" scripts/bench.sh

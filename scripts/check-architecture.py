@@ -11,9 +11,10 @@ import json
 import subprocess
 import sys
 
-ADAPTERS = {"opsd-postgres", "opsd-outbound", "opsd-cache", "opsd-test-db"}
+ADAPTERS = {"opsd-postgres", "opsd-outbound", "opsd-cache", "opsd-test-db", "opsd-solver"}
 FORBIDDEN_PREFIXES = ("actix", "diesel", "tokio-postgres", "postgres", "deadpool", "reqwest", "hyper",
-                      "sqlx", "wiremock", "isahc", "awc", "axum", "tonic", "redis", "web-push", "utoipa")
+                      "sqlx", "wiremock", "isahc", "awc", "axum", "tonic", "redis", "web-push", "utoipa",
+                      "highs", "coin_cbc")
 
 meta = json.loads(subprocess.check_output(["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"]))
 domains = sorted(p["name"] for p in meta["packages"]

@@ -70,6 +70,42 @@ pub enum Command {
     },
     /// Serve FILE's bytes from a handler that does nothing else (`just bench`'s floor).
     ServeFloor { file: PathBuf },
+    /// The rostering engine on a file of the Shift Scheduling Benchmark's text format.
+    Roster {
+        #[command(subcommand)]
+        command: RosterCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum RosterCommand {
+    /// Solve FILE within the time limit and print the best roster found; progress goes to stderr.
+    /// Exit 0 with a roster, 3 without one, 2 for an unreadable file or bad arguments.
+    Solve {
+        file: PathBuf,
+        /// Seconds for everything, reading the file and building the model included.
+        #[arg(long, value_name = "SECONDS", value_parser = time_limit)]
+        time_limit: f64,
+        /// Solver threads (and neighbourhoods solved at once); the machine's cores by default.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        threads: Option<u32>,
+        /// The search's random seed, for a run that can be repeated.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// One JSON object on stdout instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// The MIP solver (CBC only in a build with the `cbc` feature, to compare the two).
+        #[arg(long, value_enum, default_value = "highs")]
+        solver: crate::roster::SolverChoice,
+    },
+}
+
+fn time_limit(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
+        _ => Err(format!("{text:?} is not a number of seconds above 0 and at most 86400")),
+    }
 }
 
 #[cfg(test)]
@@ -95,6 +131,7 @@ mod tests {
             "dev-token",
             "dev-sign-in-link",
             "serve-floor",
+            "roster",
         ] {
             let help = parse(&[command, "--help"]).err().expect("--help stops the parse");
             assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp, "{command}");
@@ -117,5 +154,14 @@ mod tests {
             Ok(Some(Command::SeedDemo { locations: 20, weeks: 52 }))
         ));
         assert!(parse(&["serve", "--unknown"]).is_err());
+        for limit in ["0", "-1", "nan", "inf", "86401", "soon"] {
+            assert!(parse(&["roster", "solve", "f.txt", "--time-limit", limit]).is_err(), "{limit}");
+        }
+        assert!(parse(&["roster", "solve", "f.txt"]).is_err(), "the time limit is required");
+        assert!(parse(&["roster", "solve", "f.txt", "--time-limit", "5", "--threads", "0"]).is_err());
+        assert!(matches!(
+            parse(&["roster", "solve", "f.txt", "--time-limit", "2.5", "--json"]),
+            Ok(Some(Command::Roster { command: RosterCommand::Solve { json: true, threads: None, .. } }))
+        ));
     }
 }

@@ -17,6 +17,7 @@ mod middleware;
 mod openapi;
 pub mod operations;
 mod request_rules;
+pub mod roster;
 mod routes;
 pub mod seed;
 mod startup;

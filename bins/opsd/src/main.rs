@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use opsd::cli::{Cli, Command};
+use opsd::cli::{Cli, Command, RosterCommand};
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 use opsd_core::{Role, TeamId, TeamMembership, UserId};
@@ -11,6 +11,14 @@ use opsd_identity::DevSignIn;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // Before the telemetry, whose log lines would share stdout with the roster.
+    if let Some(Command::Roster { command: RosterCommand::Solve { file, time_limit, threads, seed, json, solver } }) =
+        cli.command
+    {
+        let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+        let command = opsd::roster::SolveCommand { file, solver, time_limit, threads, seed, json };
+        std::process::exit(opsd::roster::solve(command).await);
+    }
     // A missing .env is normal; a malformed one is not.
     if let Err(error) = dotenvy::dotenv()
         && !error.not_found()
@@ -71,6 +79,7 @@ async fn main() -> anyhow::Result<()> {
             println!("{}", opsd::issue_dev_sign_in_link(&db, &sign_in, time::Duration::minutes(minutes)).await?);
             Ok(())
         }
+        Command::Roster { .. } => unreachable!("answered before the telemetry starts"),
         Command::ServeFloor { file } => {
             let body = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let bind = opsd::config::bind_addr()?;
