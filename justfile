@@ -13,6 +13,7 @@ run:
 test *args:
     #!/usr/bin/env bash
     set -euo pipefail
+    scripts/install-build-deps.sh
     export TEST_DATABASE_URL="$(scripts/pg-up.sh test)"
     scripts/check-architecture.py
     # The AI SDK that parses the assistant's stream in a test, pinned by tests/sdk/package-lock.json.

@@ -19,6 +19,7 @@ base="http://localhost:$port"
 if [ -n "${OPSD_BIN:-}" ]; then
   bin="$OPSD_BIN"
 else
+  scripts/install-build-deps.sh
   cargo build --release --bin opsd
   bin="$PWD/target/release/opsd"
 fi

@@ -185,25 +185,40 @@ impl<S: RosterSolver> Engine<S> {
     }
 
     /// Each employee in turn, the others fixed as placed so far: a start that follows the cover. Hard
-    /// rules bind one employee each, so an employee with no roster alone proves there is none.
+    /// rules bind one employee each, so an employee with no roster alone proves there is none. An
+    /// employee the solver could not place in its share of time is tried again with a larger share
+    /// while the roster is not valid and a tenth of the time is left.
     async fn construct(&self, search: &mut Search<'_>) -> Option<Infeasibility> {
         let instance = Arc::clone(&search.instance);
-        let budget = search.remaining().mul_f64(0.3);
-        let started = Instant::now();
         let mut roster = Roster::empty(&instance);
-        let staff = instance.staff.len();
-        for employee in 0..staff {
-            let left = budget.saturating_sub(started.elapsed());
-            let limit = (left / (staff - employee) as u32).max(Duration::from_millis(50)).min(search.remaining());
-            let mut free = FreeCells::none(&instance);
-            (0..instance.horizon).for_each(|day| free.free(employee, day));
-            let problem = search.problem(Some(&roster), Some(free), limit);
-            let Ok(outcome) = self.solver.solve(problem).await else { continue };
-            match (outcome.status, outcome.roster) {
-                (SolverStatus::Infeasible, _) => return Some(self.diagnose(search, Some(employee)).await),
-                (_, Some(found)) if found.days.len() == staff => roster.days[employee] = found.days[employee].clone(),
-                _ => {}
+        let mut pending: Vec<usize> = (0..instance.staff.len()).collect();
+        let mut share = 0.3;
+        while !pending.is_empty() && search.remaining() > search.options.time_limit / 10 {
+            let budget = search.remaining().mul_f64(share);
+            let started = Instant::now();
+            let mut unplaced = Vec::new();
+            for (placed, &employee) in pending.iter().enumerate() {
+                if search.remaining() <= search.options.time_limit / 10 {
+                    unplaced.extend_from_slice(&pending[placed..]);
+                    break;
+                }
+                let left = budget.saturating_sub(started.elapsed());
+                let limit =
+                    (left / (pending.len() - placed) as u32).max(Duration::from_millis(50)).min(search.remaining());
+                let mut free = FreeCells::none(&instance);
+                (0..instance.horizon).for_each(|day| free.free(employee, day));
+                let problem = search.problem(Some(&roster), Some(free), limit);
+                let outcome = self.solver.solve(problem).await.ok();
+                match outcome.map(|outcome| (outcome.status, outcome.roster)) {
+                    Some((SolverStatus::Infeasible, _)) => return Some(self.diagnose(search, Some(employee)).await),
+                    Some((_, Some(found))) if found.days.len() == instance.staff.len() => {
+                        roster.days[employee] = found.days[employee].clone();
+                    }
+                    _ => unplaced.push(employee),
+                }
             }
+            pending = unplaced;
+            share = 0.6;
         }
         search.offer(roster, "construction");
         None
@@ -214,6 +229,9 @@ impl<S: RosterSolver> Engine<S> {
         let instance = &search.instance;
         let mut rules = Vec::new();
         for rule in Rule::ALL.into_iter().filter(|&rule| rule != Rule::Shape) {
+            if search.remaining() < Duration::from_millis(300) {
+                break;
+            }
             let free = employee.map(|employee| {
                 let mut free = FreeCells::none(instance);
                 (0..instance.horizon).for_each(|day| free.free(employee, day));

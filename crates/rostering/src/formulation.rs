@@ -213,6 +213,12 @@ impl Formulation {
     fn employee_rows(&mut self, problem: &RosterProblem, employee: usize) {
         let instance = &problem.instance;
         let horizon = instance.horizon;
+        if self.cells[employee].iter().all(|cell| matches!(cell, Cell::Fixed(_))) {
+            // Every row would be a constant: the evaluator judges a fixed employee.
+            self.run_arcs.push(Vec::new());
+            self.weekend_columns.push(Vec::new());
+            return;
+        }
         for day in 0..horizon {
             if let Cell::Free(columns) = &self.cells[employee][day]
                 && columns.len() > 1
@@ -280,11 +286,6 @@ impl Formulation {
     }
 
     fn weekends(&mut self, instance: &Instance, employee: usize) {
-        if self.cells[employee].iter().all(|cell| matches!(cell, Cell::Fixed(_))) {
-            // All constants: the evaluator judges them.
-            self.weekend_columns.push(Vec::new());
-            return;
-        }
         let weekends = instance.weekend.weekends(instance.horizon);
         let max = instance.staff[employee].max_weekends as usize;
         let mut columns = Vec::new();
@@ -306,6 +307,21 @@ impl Formulation {
     }
 
     fn cover(&mut self, instance: &Instance) {
+        let mut fixed_staffed = vec![vec![0u32; instance.shifts.len()]; instance.horizon];
+        let mut free_employees = Vec::new();
+        for (employee, row) in self.cells.iter().enumerate() {
+            for (day, cell) in row.iter().enumerate() {
+                match cell {
+                    Cell::Fixed(Some(shift)) => fixed_staffed[day][*shift] += 1,
+                    Cell::Fixed(None) => {}
+                    Cell::Free(_) => {
+                        if free_employees.last() != Some(&employee) {
+                            free_employees.push(employee);
+                        }
+                    }
+                }
+            }
+        }
         for line in &instance.cover {
             let under = self.column(Column {
                 cost: line.under_weight as f64,
@@ -316,9 +332,12 @@ impl Formulation {
             let over =
                 self.column(Column { cost: line.over_weight as f64, lower: 0.0, upper: f64::INFINITY, integer: false });
             self.cover_columns.push((under, over));
-            let mut staffed = Expr::default();
-            (0..instance.staff.len())
-                .for_each(|employee| staffed.add(self.works_shift(employee, line.day, line.shift), 1.0));
+            // The fixed cells counted once, the free ones as columns: a neighbourhood of a large
+            // instance does not walk every employee for every line.
+            let mut staffed = Expr { constant: f64::from(fixed_staffed[line.day][line.shift]), ..Expr::default() };
+            free_employees
+                .iter()
+                .for_each(|&employee| staffed.add(self.works_shift(employee, line.day, line.shift), 1.0));
             staffed.terms.push((under, 1.0));
             staffed.terms.push((over, -1.0));
             let requirement = f64::from(line.requirement);

@@ -59,6 +59,7 @@ fn solve(problem: &RosterProblem) -> SolverOutcome {
             model.set_col_initial_solution(columns[column], value);
         }
     }
+    model.set_log_level(0);
     model.set_parameter("log", "0");
     model.set_parameter("sec", &format!("{:.2}", problem.time_limit.as_secs_f64().max(0.01)));
     model.set_parameter("allowableGap", "0.999");

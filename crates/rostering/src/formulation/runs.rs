@@ -53,9 +53,6 @@ impl Formulation {
         if relaxed.iter().any(|&rule| problem.relaxes(rule)) || !self.networks_fit {
             self.run_arcs.push(Vec::new());
             self.run_rows(problem, employee);
-        } else if (0..instance.horizon).all(|day| matches!(self.cells[employee][day], super::Cell::Fixed(_))) {
-            // Nothing to choose: the fixed days are judged by the evaluator.
-            self.run_arcs.push(Vec::new());
         } else {
             let arcs = self.network(instance, employee);
             self.run_arcs.push(arcs);
@@ -92,7 +89,7 @@ impl Formulation {
                 arc(self, Node::AfterOff(first), first, 1, false, Node::AfterOff(first + 1));
             }
         }
-        // Integral flow: the arcs are binary, and the path unique.
+        // Binary arcs: the solver branches on whole runs as well as on days.
         for arc in &arcs {
             self.mip.columns[arc.column].integer = true;
         }
