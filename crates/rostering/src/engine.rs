@@ -142,18 +142,15 @@ impl<S: RosterSolver> Engine<S> {
                             search.remaining(),
                         ))
                     }
-                    Some(best) if slots > 1 || whole_started => {
-                        let limit = neighbourhoods.time_limit().min(search.remaining());
-                        Job::Move(search.problem(Some(&best), Some(neighbourhoods.next()), limit))
-                    }
                     Some(best) => {
-                        let limit =
-                            neighbourhoods.time_limit().min(moves_until.saturating_sub(search.started.elapsed()));
-                        Job::Move(search.problem(
-                            Some(&best),
-                            Some(neighbourhoods.next()),
-                            limit.max(Duration::from_millis(100)),
-                        ))
+                        // On one thread the moves stop where the whole program's turn begins.
+                        let limit = if slots > 1 || whole_started {
+                            neighbourhoods.time_limit().min(search.remaining())
+                        } else {
+                            let until = moves_until.saturating_sub(search.started.elapsed());
+                            neighbourhoods.time_limit().min(until).max(Duration::from_millis(100))
+                        };
+                        Job::Move(search.problem(Some(&best), Some(neighbourhoods.next()), limit))
                     }
                     None => break,
                 };

@@ -360,8 +360,7 @@ impl Formulation {
             worked.terms.iter().for_each(|&(column, _)| self.mip.columns[column].cost += weight);
         }
         for (employee, person) in instance.staff.iter().enumerate() {
-            for (day, cell) in self.cells[employee].iter().enumerate() {
-                let _ = day;
+            for cell in &self.cells[employee] {
                 match cell {
                     Cell::Free(columns) => {
                         for &(shift, column) in columns {
