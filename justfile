@@ -126,6 +126,13 @@ soak seconds="180" seed="":
     cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-soak-fakes
     tools/soak/soak.py {{seconds}} "{{seed}}" target/release/opsd
 
+# What only needs to run before a release, kept out of CI's 50 minutes: a soak on a random seed (printed;
+# `just soak SECONDS SEED` reruns it), the rostering benchmark, and the auditable release with its SBOM.
+nightly seconds="600":
+    just soak {{seconds}}
+    just bench-roster
+    just release
+
 # The rostering engine on the Shift Scheduling Benchmark: instances 1 to 4 of ../shared/research/rostering
 # and every FILE[=BEST_KNOWN] given, 60 s each on 2 threads; one row per instance (objective, bound, gap).
 bench-roster *instances:

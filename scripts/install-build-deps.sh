@@ -10,7 +10,7 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v ccache >/dev/null 2>&1 || need+=(ccache)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "opsd needs these Debian packages to build: ${need[*]} (sudo apt-get install ${need[*]})" >&2
