@@ -10,6 +10,7 @@ mod recommend;
 mod service;
 mod variance;
 mod variance_report;
+pub mod week_plan;
 
 pub use forecast::{BLOCKS, Backtest, Method, SalesHistory, backtest, choose_method, forecast, wape};
 pub use forecast_report::{ForecastDay, ForecastReport, HISTORY_WEEKS, INSUFFICIENT_HISTORY, build_forecast};

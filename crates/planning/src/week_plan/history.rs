@@ -1,0 +1,131 @@
+//! What a location's past weeks tell the planner: who works there, in which departments and roles,
+//! at what wage; when each department's shifts of each block start and how long they run; and how a
+//! block's hours split between departments.
+
+use std::collections::BTreeMap;
+
+use opsd_core::Department;
+use opsd_optimization::Block;
+use rust_decimal::Decimal;
+use time::{PrimitiveDateTime, Time};
+
+use super::inputs::{BlockNeed, ShiftTemplate, StaffMember};
+use crate::forecast_report::ForecastReport;
+
+/// A shift of the weeks before, at the location's local time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PastShift {
+    pub employee_key: String,
+    pub employee_name: String,
+    pub role: String,
+    pub department: Department,
+    pub block: Block,
+    pub start: PrimitiveDateTime,
+    pub minutes: u32,
+    pub hourly_wage: Decimal,
+}
+
+/// Everyone in the shifts, in order of first appearance; each department with its most worked role,
+/// and the wage of their latest shift.
+pub fn staff_from_history(shifts: &[PastShift]) -> Vec<StaffMember> {
+    let mut staff: Vec<StaffMember> = Vec::new();
+    let mut latest: BTreeMap<&str, PrimitiveDateTime> = BTreeMap::new();
+    let mut role_counts: BTreeMap<(&str, Department, &str), u32> = BTreeMap::new();
+    for shift in shifts {
+        *role_counts.entry((&shift.employee_key, shift.department, &shift.role)).or_default() += 1;
+        let index = match staff.iter().position(|m| m.key == shift.employee_key) {
+            Some(index) => index,
+            None => {
+                staff.push(StaffMember {
+                    key: shift.employee_key.clone(),
+                    name: shift.employee_name.clone(),
+                    roles: Vec::new(),
+                    hourly_wage: shift.hourly_wage,
+                });
+                staff.len() - 1
+            }
+        };
+        let seen = latest.entry(&shift.employee_key).or_insert(shift.start);
+        if shift.start >= *seen {
+            *seen = shift.start;
+            staff[index].hourly_wage = shift.hourly_wage;
+            staff[index].name = shift.employee_name.clone();
+        }
+    }
+    for member in &mut staff {
+        for department in [Department::Foh, Department::Boh, Department::Other] {
+            let most = role_counts
+                .iter()
+                .filter(|((key, d, _), _)| *key == member.key && *d == department)
+                .max_by_key(|(_, count)| **count)
+                .map(|((_, _, role), _)| (*role).to_owned());
+            if let Some(role) = most {
+                member.roles.push((department, role));
+            }
+        }
+    }
+    staff
+}
+
+fn median(mut values: Vec<u32>) -> u32 {
+    values.sort_unstable();
+    values[values.len() / 2]
+}
+
+/// Each department's shift per block as the location runs it: the median start and the median length.
+pub fn templates_from_history(shifts: &[PastShift]) -> Vec<ShiftTemplate> {
+    let mut seen: BTreeMap<(Department, Block), (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+    for shift in shifts {
+        let (starts, lengths) = seen.entry((shift.department, shift.block)).or_default();
+        starts.push(u32::from(shift.start.hour()) * 60 + u32::from(shift.start.minute()));
+        lengths.push(shift.minutes);
+    }
+    seen.into_iter()
+        .map(|((department, block), (starts, lengths))| {
+            let start = median(starts);
+            ShiftTemplate {
+                department,
+                block,
+                start: Time::from_hms((start / 60) as u8, (start % 60) as u8, 0).expect("a minute of a day"),
+                minutes: median(lengths),
+            }
+        })
+        .collect()
+}
+
+/// The hours each day, block and department calls for: the day's hours by the SPLH goal (by the
+/// labor-% budget when there is no SPLH goal), split over the blocks by their forecast sales and over
+/// the departments by the share of the block's hours each worked in the weeks before. A day without
+/// a forecast or either goal calls for nothing.
+pub fn needs_from_forecast(forecast: &ForecastReport, history: &[PastShift]) -> Vec<BlockNeed> {
+    let mut block_hours: BTreeMap<(Block, Department), Decimal> = BTreeMap::new();
+    for shift in history {
+        *block_hours.entry((shift.block, shift.department)).or_default() += Decimal::from(shift.minutes);
+    }
+    let mut needs = Vec::new();
+    for day in &forecast.days {
+        let (Some(day_sales), Some(day_hours)) =
+            (day.forecast_sales, day.hours.hours_for_splh.or(day.hours.hours_for_labor_pct))
+        else {
+            continue;
+        };
+        if day_sales <= Decimal::ZERO {
+            continue;
+        }
+        for (block, sales) in &day.blocks {
+            let sales = sales.unwrap_or_default();
+            let in_block: Decimal = block_hours.iter().filter(|((b, _), _)| b == block).map(|(_, h)| *h).sum();
+            for ((_, department), worked) in block_hours.iter().filter(|((b, _), _)| b == block) {
+                let share = *worked / in_block;
+                needs.push(BlockNeed {
+                    date: day.day,
+                    block: *block,
+                    department: *department,
+                    hours: (day_hours * sales / day_sales * share).round_dp(2),
+                    sales: (sales * share).round_dp(2),
+                });
+            }
+        }
+    }
+    needs
+}

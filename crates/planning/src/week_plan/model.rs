@@ -1,0 +1,245 @@
+//! A restaurant's week as a rostering instance (`opsd-rostering`), and its roster read back as shifts.
+//!
+//! The correspondence (`docs/labor-planning.md`): a day is a day of the week from Saturday (the
+//! weekend is offsets 0 and 1); a shift type is one department's shift in one block; cover is the
+//! people a block's hours call for in that department, each short person weighted by the sales at
+//! risk; every assignment costs its employee's wage for the shift's hours, so overstaffing costs the
+//! wage; the rules are the team's (`PlanRules`), unavailable days are days off and preferences are
+//! off-requests on the blocks not preferred.
+
+use opsd_core::{Department, Week};
+use opsd_optimization::Block;
+use opsd_rostering::{Cover, Employee, Instance, Roster, ShiftRequest, ShiftType, Weekend};
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::{Decimal, RoundingStrategy};
+use time::{Date, Duration, PrimitiveDateTime};
+
+use super::inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
+use super::rules::PlanRules;
+
+const DAYS: usize = 7;
+
+/// The week's instance, with what its indexes stand for.
+#[derive(Debug, Clone)]
+pub struct WeekModel {
+    pub week: Week,
+    pub instance: Instance,
+    pub templates: Vec<ShiftTemplate>,
+    pub staff: Vec<StaffMember>,
+    pub needs: Vec<BlockNeed>,
+    pub rules: PlanRules,
+}
+
+/// One shift of a proposal, at the location's local times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposedShift {
+    pub employee_key: String,
+    pub employee_name: String,
+    pub role: String,
+    pub department: Department,
+    pub date: Date,
+    pub block: Block,
+    pub start: PrimitiveDateTime,
+    pub end: PrimitiveDateTime,
+    pub hours: Decimal,
+    pub cost: Decimal,
+}
+
+/// Needed against planned for one day, block and department.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    pub date: Date,
+    pub block: Block,
+    pub department: Department,
+    pub hours_needed: Decimal,
+    pub hours_planned: Decimal,
+}
+
+fn cents(amount: Decimal) -> i64 {
+    (amount * Decimal::ONE_HUNDRED)
+        .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
+        .to_i64()
+        .unwrap_or(i64::MAX)
+}
+
+impl WeekModel {
+    pub fn new(
+        week: Week,
+        staff: Vec<StaffMember>,
+        templates: &[ShiftTemplate],
+        needs: Vec<BlockNeed>,
+        availability: &[Availability],
+        rules: PlanRules,
+    ) -> Self {
+        let templates: Vec<ShiftTemplate> =
+            templates.iter().map(|t| ShiftTemplate { minutes: t.minutes.max(rules.min_shift_minutes), ..*t }).collect();
+        let shifts = templates
+            .iter()
+            .map(|from| ShiftType {
+                id: from.id(),
+                minutes: from.minutes,
+                not_followed_by: (0..templates.len())
+                    .filter(|&to| {
+                        templates[to].start_minute() + 24 * 60 < from.ends_at_minute() + rules.min_rest_minutes
+                    })
+                    .collect(),
+            })
+            .collect();
+        let dates = week.days();
+        let mut off_requests = Vec::new();
+        let employees = staff
+            .iter()
+            .enumerate()
+            .map(|(index, member)| {
+                let available = availability.iter().find(|a| a.employee_key == member.key);
+                let works = |t: &ShiftTemplate| member.role_in(t.department).is_some();
+                if let Some(available) = available.filter(|a| !a.preferred_blocks.is_empty()) {
+                    for (day, _) in dates.iter().enumerate() {
+                        for (shift, template) in templates.iter().enumerate() {
+                            if works(template) && !available.preferred_blocks.contains(&template.block) {
+                                off_requests.push(ShiftRequest {
+                                    employee: index,
+                                    day,
+                                    shift,
+                                    weight: rules.preference_weight_cents,
+                                });
+                            }
+                        }
+                    }
+                }
+                Employee {
+                    id: member.key.clone(),
+                    max_shifts: templates.iter().map(|t| if works(t) { None } else { Some(0) }).collect(),
+                    max_minutes: available
+                        .and_then(|a| a.max_weekly_minutes)
+                        .map_or(rules.max_weekly_minutes, |m| m.min(rules.max_weekly_minutes)),
+                    min_minutes: 0,
+                    max_consecutive_shifts: rules.max_days_in_a_row,
+                    min_consecutive_shifts: 1,
+                    min_consecutive_days_off: 1,
+                    max_weekends: 1,
+                    days_off: (0..DAYS)
+                        .filter(|&day| available.is_some_and(|a| a.unavailable_on(dates[day])))
+                        .collect(),
+                    shift_costs: templates.iter().map(|t| cents(member.hourly_wage * t.hours())).collect(),
+                }
+            })
+            .collect();
+        let cover = needs
+            .iter()
+            .filter_map(|need| {
+                let day = dates.iter().position(|d| *d == need.date)?;
+                let shift = templates.iter().position(|t| t.department == need.department && t.block == need.block)?;
+                let per_person = templates[shift].hours();
+                let requirement = (need.hours / per_person)
+                    .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
+                    .to_u32()
+                    .unwrap_or(0);
+                let sales_per_hour = if need.hours > Decimal::ZERO { need.sales / need.hours } else { Decimal::ZERO };
+                let at_risk = sales_per_hour * per_person * Decimal::from(rules.understaffed_sales_at_risk_pct)
+                    / Decimal::ONE_HUNDRED;
+                Some(Cover { day, shift, requirement, under_weight: cents(at_risk), over_weight: 0 })
+            })
+            .collect();
+        let instance = Instance {
+            horizon: DAYS,
+            weekend: Weekend::new(vec![0, 1]).expect("offsets of a week"),
+            shifts,
+            staff: employees,
+            on_requests: Vec::new(),
+            off_requests,
+            cover,
+        };
+        Self { week, instance, templates, staff, needs, rules }
+    }
+
+    /// The roster as shifts, by employee then day.
+    pub fn shifts(&self, roster: &Roster) -> Vec<ProposedShift> {
+        let dates = self.week.days();
+        let mut shifts = Vec::new();
+        for (member, row) in self.staff.iter().zip(&roster.days) {
+            for (day, shift) in row.iter().enumerate() {
+                let Some(template) = shift.map(|s| &self.templates[s]) else { continue };
+                let start = PrimitiveDateTime::new(dates[day], template.start);
+                let hours = template.hours();
+                shifts.push(ProposedShift {
+                    employee_key: member.key.clone(),
+                    employee_name: member.name.clone(),
+                    role: member.role_in(template.department).unwrap_or_default().to_owned(),
+                    department: template.department,
+                    date: dates[day],
+                    block: template.block,
+                    start,
+                    end: start + Duration::minutes(i64::from(template.minutes)),
+                    hours,
+                    cost: (member.hourly_wage * hours).round_dp(2),
+                });
+            }
+        }
+        shifts
+    }
+
+    /// Hours needed against planned for every need, in the needs' order.
+    pub fn coverage(&self, shifts: &[ProposedShift]) -> Vec<Coverage> {
+        self.needs
+            .iter()
+            .map(|need| Coverage {
+                date: need.date,
+                block: need.block,
+                department: need.department,
+                hours_needed: need.hours,
+                hours_planned: shifts
+                    .iter()
+                    .filter(|s| s.date == need.date && s.block == need.block && s.department == need.department)
+                    .map(|s| s.hours)
+                    .sum(),
+            })
+            .collect()
+    }
+
+    /// The rules that kept the roster from covering more: for each, the employees it held back from a
+    /// shift that was short and that they work (by department), on a day they were free for it.
+    pub fn binding_rules(&self, roster: &Roster) -> Vec<(&'static str, Vec<String>)> {
+        let instance = &self.instance;
+        let short = |day: usize, shift: usize| {
+            instance
+                .cover
+                .iter()
+                .any(|c| c.day == day && c.shift == shift && roster.staffed(day, shift) < c.requirement)
+        };
+        let mut binding: Vec<(&'static str, Vec<String>)> =
+            ["max_weekly_hours", "max_days_in_a_row", "min_rest", "unavailable"]
+                .into_iter()
+                .map(|rule| (rule, Vec::new()))
+                .collect();
+        for (index, (employee, member)) in instance.staff.iter().zip(&self.staff).enumerate() {
+            let row = &roster.days[index];
+            let minutes: u32 = row.iter().flatten().map(|&s| instance.shifts[s].minutes).sum();
+            let mut held = [false; 4];
+            for day in (0..DAYS).filter(|&day| row[day].is_none()) {
+                let run = |days: &mut dyn Iterator<Item = usize>| days.take_while(|&d| row[d].is_some()).count();
+                let run_through = run(&mut (0..day).rev()) + 1 + run(&mut (day + 1..DAYS));
+                for shift in (0..instance.shifts.len()).filter(|&s| employee.max_shifts[s] != Some(0) && short(day, s))
+                {
+                    let rested = |before: Option<usize>, after: Option<usize>| {
+                        before.is_none_or(|b| !instance.shifts[b].not_followed_by.contains(&shift))
+                            && after.is_none_or(|a| !instance.shifts[shift].not_followed_by.contains(&a))
+                    };
+                    let before = day.checked_sub(1).and_then(|d| row[d]);
+                    let after = row.get(day + 1).copied().flatten();
+                    held[0] |= minutes + instance.shifts[shift].minutes > employee.max_minutes;
+                    held[1] |= run_through as u32 > employee.max_consecutive_shifts;
+                    held[2] |= !rested(before, after);
+                    held[3] |= employee.days_off.contains(&day);
+                }
+            }
+            for (rule, held) in binding.iter_mut().zip(held) {
+                if held {
+                    rule.1.push(member.key.clone());
+                }
+            }
+        }
+        binding.retain(|(_, employees)| !employees.is_empty());
+        binding
+    }
+}

@@ -1,0 +1,209 @@
+use std::time::Duration;
+
+use opsd_core::{Department, Week};
+use opsd_optimization::Block;
+use opsd_rostering::ports::MockRosterSolver;
+use opsd_rostering::{Engine, Roster, SolveOptions, SolverError, SolverOutcome, SolverStatus, Status, evaluate};
+use rust_decimal::Decimal;
+use time::macros::{date, datetime, time};
+
+use super::*;
+
+fn week() -> Week {
+    Week::containing(date!(2026 - 12 - 05))
+}
+
+fn past(
+    key: &str,
+    role: &str,
+    department: Department,
+    block: Block,
+    start: time::PrimitiveDateTime,
+    minutes: u32,
+    wage: i64,
+) -> PastShift {
+    PastShift {
+        employee_key: key.into(),
+        employee_name: key.to_uppercase(),
+        role: role.into(),
+        department,
+        block,
+        start,
+        minutes,
+        hourly_wage: Decimal::from(wage),
+    }
+}
+
+fn template(department: Department, block: Block, start: time::Time, minutes: u32) -> ShiftTemplate {
+    ShiftTemplate { department, block, start, minutes }
+}
+
+/// FOH lunch 10:00 to 16:00, FOH dinner 16:00 to 23:30, FOH late night 20:00 to 02:00, BOH dinner 15:00 to 23:00.
+fn templates() -> Vec<ShiftTemplate> {
+    vec![
+        template(Department::Foh, Block::Lunch, time!(10:00), 360),
+        template(Department::Foh, Block::Dinner, time!(16:00), 450),
+        template(Department::Foh, Block::LateNight, time!(20:00), 360),
+        template(Department::Boh, Block::Dinner, time!(15:00), 480),
+    ]
+}
+
+fn member(key: &str, departments: &[Department], wage: i64) -> StaffMember {
+    StaffMember {
+        key: key.into(),
+        name: key.to_uppercase(),
+        roles: departments.iter().map(|d| (*d, format!("{} role", d.as_str()))).collect(),
+        hourly_wage: Decimal::from(wage),
+    }
+}
+
+fn need(day: i64, block: Block, department: Department, hours: i64, sales: i64) -> BlockNeed {
+    BlockNeed {
+        date: week().start() + time::Duration::days(day),
+        block,
+        department,
+        hours: Decimal::from(hours),
+        sales: Decimal::from(sales),
+    }
+}
+
+#[test]
+fn history_gives_each_employee_their_most_worked_role_per_department_and_latest_wage() {
+    let shifts = vec![
+        past("ana", "Server", Department::Foh, Block::Dinner, datetime!(2026-11-07 16:00), 420, 15),
+        past("ana", "Server", Department::Foh, Block::Dinner, datetime!(2026-11-08 16:30), 480, 16),
+        past("ana", "Host", Department::Foh, Block::Lunch, datetime!(2026-11-09 10:00), 300, 16),
+        past("ana", "Prep", Department::Boh, Block::Lunch, datetime!(2026-11-01 09:00), 360, 14),
+        past("ben", "Cook", Department::Boh, Block::Dinner, datetime!(2026-11-07 15:00), 480, 19),
+    ];
+    let staff = staff_from_history(&shifts);
+    assert_eq!(staff.len(), 2);
+    assert_eq!(staff[0].roles, vec![(Department::Foh, "Server".into()), (Department::Boh, "Prep".into())]);
+    assert_eq!(staff[0].hourly_wage, Decimal::from(16), "the wage of her latest shift");
+    assert_eq!(staff[1].role_in(Department::Foh), None);
+
+    let templates = templates_from_history(&shifts);
+    let dinner = templates.iter().find(|t| t.department == Department::Foh && t.block == Block::Dinner).unwrap();
+    assert_eq!((dinner.start, dinner.minutes), (time!(16:30), 480), "the upper median of two");
+    assert_eq!(templates.len(), 4);
+}
+
+#[test]
+fn the_rest_rule_forbids_a_close_then_an_open_and_nothing_else() {
+    let model = WeekModel::new(
+        week(),
+        vec![member("ana", &[Department::Foh], 15)],
+        &templates(),
+        vec![],
+        &[],
+        PlanRules::default(),
+    );
+    let shifts = &model.instance.shifts;
+    // Late night ends 02:00: 8 hours before lunch at 10:00, 14 before dinner at 16:00.
+    assert_eq!(shifts[2].not_followed_by, vec![0]);
+    // Dinner ends 23:30: 10.5 hours before lunch.
+    assert!(shifts[1].not_followed_by.is_empty());
+    let strict = PlanRules { min_rest_minutes: 11 * 60, ..PlanRules::default() };
+    let model = WeekModel::new(week(), vec![], &templates(), vec![], &[], strict);
+    assert_eq!(model.instance.shifts[1].not_followed_by, vec![0]);
+    assert_eq!(model.instance.shifts[3].not_followed_by, Vec::<usize>::new(), "23:00 to 10:00 is 11 hours");
+}
+
+#[test]
+fn staff_rules_availability_and_preferences_become_the_instances_limits() {
+    let staff = vec![member("ana", &[Department::Foh], 15), member("ben", &[Department::Boh], 20)];
+    let availability = vec![Availability {
+        employee_key: "ana".into(),
+        unavailable_weekdays: vec![2],
+        unavailable_dates: vec![date!(2026 - 12 - 10)],
+        preferred_blocks: vec![Block::Dinner],
+        max_weekly_minutes: Some(20 * 60),
+    }];
+    let short = vec![template(Department::Foh, Block::Lunch, time!(11:00), 120)];
+    let model = WeekModel::new(week(), staff, &short, vec![], &availability, PlanRules::default());
+    let ana = &model.instance.staff[0];
+    assert_eq!(model.instance.shifts[0].minutes, 240, "lengthened to the minimum shift");
+    assert_eq!(ana.days_off, vec![2, 5], "Monday, and Thursday 10 December");
+    assert_eq!(ana.max_minutes, 1200);
+    assert_eq!(ana.max_consecutive_shifts, 6);
+    assert_eq!(ana.shift_costs, vec![6000], "4 h at $15 in cents");
+    assert_eq!(model.instance.staff[1].max_shifts, vec![Some(0)], "BOH does not work FOH shifts");
+    assert_eq!(model.instance.staff[1].max_minutes, 2400);
+    assert_eq!(model.instance.off_requests.len(), 7, "lunch, not preferred, every day");
+    assert!(model.instance.off_requests.iter().all(|r| r.employee == 0 && r.weight == 500));
+    assert_eq!(model.instance.weekend.weekends(7), vec![vec![0, 1]], "the week starts on Saturday");
+}
+
+#[test]
+fn cover_asks_for_the_people_the_hours_call_for_weighted_by_the_sales_at_risk() {
+    let needs =
+        vec![need(0, Block::Dinner, Department::Foh, 15, 1500), need(1, Block::LateNight, Department::Boh, 4, 400)];
+    let model = WeekModel::new(week(), vec![], &templates(), needs, &[], PlanRules::default());
+    assert_eq!(model.instance.cover.len(), 1, "no BOH late-night shift exists to cover");
+    let cover = &model.instance.cover[0];
+    assert_eq!((cover.day, cover.shift, cover.requirement), (0, 1, 2), "15 h of 7.5 h shifts");
+    // $100 of sales an hour, 7.5 h, 30 % at risk: $225.
+    assert_eq!((cover.under_weight, cover.over_weight), (22_500, 0));
+}
+
+#[test]
+fn a_roster_reads_back_as_shifts_with_their_coverage_and_what_bound_it() {
+    let staff = vec![member("ana", &[Department::Foh], 15), member("ben", &[Department::Foh, Department::Boh], 20)];
+    let needs = vec![need(0, Block::Dinner, Department::Foh, 15, 1500), need(1, Block::Lunch, Department::Foh, 6, 600)];
+    let availability =
+        vec![Availability { employee_key: "ben".into(), unavailable_weekdays: vec![0], ..Availability::default() }];
+    let model = WeekModel::new(week(), staff, &templates(), needs, &availability, PlanRules::default());
+    let mut roster = Roster::empty(&model.instance);
+    roster.days[0][0] = Some(2); // Ana closes late on Saturday, so cannot open on Sunday.
+    roster.days[0][1] = None;
+    assert!(evaluate(&model.instance, &roster).is_valid());
+    let shifts = model.shifts(&roster);
+    assert_eq!(shifts.len(), 1);
+    assert_eq!((shifts[0].start, shifts[0].end), (datetime!(2026-12-05 20:00), datetime!(2026-12-06 02:00)));
+    assert_eq!(
+        (shifts[0].hours, shifts[0].cost, shifts[0].role.as_str()),
+        (Decimal::from(6), Decimal::from(90), "FOH role")
+    );
+    let coverage = model.coverage(&shifts);
+    assert_eq!(coverage[0].hours_planned, Decimal::ZERO, "late night is not dinner");
+    let binding = model.binding_rules(&roster);
+    assert_eq!(binding, vec![("min_rest", vec!["ana".to_owned()]), ("unavailable", vec!["ben".to_owned()])]);
+}
+
+fn options() -> SolveOptions {
+    SolveOptions { time_limit: Duration::from_secs(2), threads: 1, seed: 1 }
+}
+
+#[tokio::test]
+async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() {
+    let model = WeekModel::new(
+        week(),
+        vec![member("ana", &[Department::Foh], 15)],
+        &templates(),
+        vec![need(0, Block::Dinner, Department::Foh, 15, 800)],
+        &[],
+        PlanRules::default(),
+    );
+    let mut failing = MockRosterSolver::new();
+    failing.expect_solve().returning(|_| Err(SolverError::Failed("crashed".into())));
+    // The engine keeps what it has: nobody placed is a valid week, proven nothing of.
+    let failed = plan_week(&Engine::new(failing), model.clone(), Decimal::from(800), &options()).await.unwrap();
+    assert!(failed.shifts.is_empty());
+    assert_eq!((failed.solver.status, failed.solver.bound, failed.solver.gap), (Status::Feasible, 0, 1.0));
+
+    let mut solver = MockRosterSolver::new();
+    solver.expect_solve().returning(|problem| {
+        let mut roster = Roster::empty(&problem.instance);
+        if problem.is_free(0, 0) {
+            roster.days[0][0] = Some(1);
+        }
+        Ok(SolverOutcome { status: SolverStatus::Optimal, roster: Some(roster), bound: Some(0.0) })
+    });
+    let planned = plan_week(&Engine::new(solver), model, Decimal::from(800), &options()).await.unwrap();
+    assert_eq!(planned.shifts.len(), 1);
+    assert_eq!((planned.hours, planned.labor_cost), (Decimal::new(75, 1), Decimal::new(11250, 2)));
+    assert_eq!(planned.labor_pct, Some(Decimal::new(1406, 2)));
+    assert_eq!(planned.splh, Some(Decimal::new(10667, 2)));
+    assert_eq!(planned.solver.objective, 11_250 + 12_000, "the wage, and one of the two people short at $120");
+    assert_ne!(planned.solver.status, Status::Infeasible);
+}
