@@ -26,3 +26,4 @@ mod reports;
 mod schedule;
 mod setup;
 mod webhooks_identity;
+mod week_plans;

@@ -15,7 +15,8 @@ async fn seeded() -> (TestApp, Value) {
         statement_timeout: std::time::Duration::from_secs(30),
     })
     .unwrap();
-    seed_demo(&db, DemoSize { locations: 1, weeks: 1 }).await.unwrap();
+    // A year of history: the schedule proposal's example week needs 4 weeks of sales before it.
+    seed_demo(&db, DemoSize { locations: 1, weeks: 52 }).await.unwrap();
     // The examples file reports for recent days, whose slots the demo has filed: they start empty.
     app.pg().await.batch_execute("DELETE FROM shift_reports; DELETE FROM manager_reports").await.unwrap();
     let document: Value = app.get("/openapi.json").send().await.unwrap().json().await.unwrap();

@@ -80,6 +80,7 @@ pub fn test_config(db_url: &str) -> Config {
             worker_enabled: true,
             guest_event_lease: Duration::from_secs(60),
         },
+        planning: opsd::config::PlanningConfig { concurrent_solves: 1 },
         outbound_allow_loopback: true,
         shutdown_drain: Duration::ZERO,
         trusted_proxies: Vec::new(),

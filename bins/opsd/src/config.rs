@@ -31,6 +31,7 @@ pub struct Config {
     /// Users who may open the console's operator pages (jobs, queue): `OPERATOR_USER_IDS`.
     pub operator_user_ids: Vec<String>,
     pub coupons: CouponConfig,
+    pub planning: PlanningConfig,
     pub push: PushConfig,
     pub scheduler: SchedulerConfig,
     pub assistant: AssistantConfig,
@@ -119,6 +120,13 @@ pub struct CouponConfig {
 }
 
 #[derive(Debug, Clone)]
+pub struct PlanningConfig {
+    /// Schedule proposals this instance solves at once (`PLANNING_SOLVES`, default 1; 0: none here).
+    /// Each solve takes one core for up to 120 s; the rest wait their turn on the queue.
+    pub concurrent_solves: u32,
+}
+
+#[derive(Debug, Clone)]
 pub struct IdentityConfig {
     pub jwks_url: Option<String>,
     /// Fetched keys are fresh this long, then refreshed in the background.
@@ -192,6 +200,7 @@ impl Config {
                 worker_enabled: !matches!(text("GUEST_EVENT_WORKER").as_deref(), Some("false" | "0" | "off")),
                 guest_event_lease: Duration::from_secs(parsed("GUEST_EVENT_LEASE_SECONDS")?.unwrap_or(60)),
             },
+            planning: PlanningConfig { concurrent_solves: parsed("PLANNING_SOLVES")?.unwrap_or(1) },
             optimization_cache_capacity: parsed("OPTIMIZATION_CACHE_CAPACITY")?.unwrap_or(10_000),
             optimization_breaker_open: Duration::from_secs(parsed("OPTIMIZATION_BREAKER_OPEN_SECONDS")?.unwrap_or(30)),
             chat_timeout: Duration::from_millis(parsed("CHAT_TIMEOUT_MS")?.unwrap_or(5_000)),

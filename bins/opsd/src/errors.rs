@@ -42,6 +42,10 @@ pub enum ApiError {
     UnsupportedMediaType,
     #[error("not configured: {0}")]
     NotConfigured(&'static str),
+    /// The week planner's refusals, each with its own code: 409 for a history too short, 422 for
+    /// what the location lacks or what the body names that does not exist.
+    #[error("cannot plan: {code}")]
+    CannotPlan { status: StatusCode, code: &'static str, detail: String },
     #[error("store unavailable: {0}")]
     Unavailable(String),
     #[error("internal error: {0}")]
@@ -60,7 +64,8 @@ pub struct Problem {
     pub detail: String,
     /// A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
     /// not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, idempotency_outcome_unknown, rate_limited, circuit_open, payload_too_large,
-    /// unsupported_media_type, method_not_allowed, not_configured, unavailable, internal.
+    /// unsupported_media_type, method_not_allowed, not_configured, unavailable, internal; the week
+    /// planner's insufficient_history, no_staff, no_wage and unknown_employee.
     pub code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<ProblemField>>,
@@ -98,6 +103,7 @@ impl ApiError {
             ApiError::PayloadTooLarge => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::NotConfigured(_) => "not_configured",
+            ApiError::CannotPlan { code, .. } => code,
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Internal(_) => "internal",
         }
@@ -127,6 +133,7 @@ impl ApiError {
             ApiError::PayloadTooLarge => "The body is larger than 256 KiB.".into(),
             ApiError::UnsupportedMediaType => "The body must be sent as application/json.".into(),
             ApiError::NotConfigured(what) => format!("{what} is not configured on this server."),
+            ApiError::CannotPlan { detail, .. } => detail.clone(),
             ApiError::Unavailable(_) => "The service is temporarily unavailable; retry later.".into(),
             ApiError::Internal(_) => "An unexpected error occurred.".into(),
         }
@@ -168,6 +175,7 @@ impl ResponseError for ApiError {
             ApiError::CircuitOpen { .. } | ApiError::NotConfigured(_) | ApiError::Unavailable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            ApiError::CannotPlan { status, .. } => *status,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -288,6 +296,23 @@ impl From<opsd_push::PushRefusal> for ApiError {
             opsd_push::PushRefusal::ForeignTarget => {
                 ApiError::Forbidden("Sending to another user needs the admin role and a target in your team.")
             }
+        }
+    }
+}
+
+impl From<opsd_planning::week_plan::PlanRefusal> for ApiError {
+    fn from(refusal: opsd_planning::week_plan::PlanRefusal) -> Self {
+        use opsd_planning::week_plan::PlanRefusal;
+        let (status, code) = match &refusal {
+            PlanRefusal::InsufficientHistory => (StatusCode::CONFLICT, "insufficient_history"),
+            PlanRefusal::NoStaff => (StatusCode::UNPROCESSABLE_ENTITY, "no_staff"),
+            PlanRefusal::NoWage => (StatusCode::UNPROCESSABLE_ENTITY, "no_wage"),
+            PlanRefusal::UnknownEmployees(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unknown_employee"),
+        };
+        ApiError::CannotPlan {
+            status,
+            code,
+            detail: format!("{}.", refusal.to_string()[..1].to_uppercase() + &refusal.to_string()[1..]),
         }
     }
 }

@@ -41,6 +41,9 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         Offer, OfferRequest, Reservation, ReservationState, routes::Accepted, routes::JobStatusBody, routes::SweepReportSchema,
         routes::VarianceReport, routes::VarianceDay, routes::VarianceSpan, routes::VarianceLine, routes::DepartmentVariance,
         routes::ForecastReport, routes::ForecastDay, routes::BlockForecast, routes::Backtest, Department,
+        routes::AvailabilityRequest, routes::AvailabilityView, routes::EmployeeAvailability, routes::ProposalRequest,
+        routes::ScheduleProposal, routes::ProposalWeek, routes::ProposalShift, routes::ProposalCoverage,
+        routes::ProposalSolver, routes::BindingRuleView,
     )),
     modifiers(&SecuritySchemes),
     tags(
@@ -55,6 +58,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         (name = "schedule", description = "The legacy, deprecated, read-only schedule view (service API key)"),
         (name = "push", description = "Web push subscriptions and sending"),
         (name = "coupons", description = "Coupon offers and guest reservations"),
+        (name = "planning", description = "Planning the week: availability and schedule proposals from the forecast (managers)"),
         (name = "webhooks", description = "Inbound webhooks, verified with Standard Webhooks signatures"),
     )
 )]

@@ -11,6 +11,7 @@ use std::ops::RangeInclusive;
 use opsd_core::{MONEY_MAX, TextLength};
 use opsd_incidents::{IncidentNotes, MediaUrls, NewContact};
 use opsd_nudges::AnnouncementDraft;
+use opsd_planning::week_plan;
 use opsd_teams::{LocationSlug, NewLocation, TimeZoneName};
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Value, json};
@@ -142,6 +143,15 @@ fn rules() -> Vec<(&'static str, &'static str, Value)> {
     for field in ["food", "beverage", "other"] {
         rules.push(("SalesRowRequest", field, money()));
     }
+    rules.extend([
+        ("AvailabilityRequest", "employees", json!({ "maxItems": week_plan::MAX_AVAILABILITY_ROWS })),
+        ("EmployeeAvailability", "employeeKey", json!({ "minLength": 1, "maxLength": 200, "pattern": NOT_BLANK })),
+        ("EmployeeAvailability", "unavailableWeekdays[]", json!({ "minimum": 0, "maximum": 6 })),
+        ("EmployeeAvailability", "unavailableDates[]", date()),
+        ("EmployeeAvailability", "maxWeeklyHours", json!({ "minimum": 0, "maximum": 168 })),
+        ("ProposalRequest", "weekOf", date()),
+        ("ProposalRequest", "timeLimitSeconds", between(1..=i64::from(*week_plan::TIME_LIMIT_SECONDS.end()))),
+    ]);
     rules
 }
 
@@ -220,6 +230,12 @@ fn examples() -> Vec<(&'static str, Value)> {
                     "laborPctTarget": 28, "splhTarget": 55 }] }),
         ),
         ("TeamSettingsRequest", json!({ "chatWebhookUrl": null })),
+        (
+            "AvailabilityRequest",
+            json!({ "locationId": location, "employees": [{ "employeeKey": "demo-0-0", "unavailableWeekdays": [2],
+                    "preferredBlocks": ["Dinner"], "maxWeeklyHours": 32 }] }),
+        ),
+        ("ProposalRequest", json!({ "locationId": location, "weekOf": EXAMPLE_WEEK, "timeLimitSeconds": 5 })),
     ]
 }
 

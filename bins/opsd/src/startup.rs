@@ -23,8 +23,10 @@ use opsd_outbound::{
     SlackWebhookChat, VapidKeys, VapidPushSender,
 };
 use opsd_planning::PlanningService;
+use opsd_planning::week_plan::{PlanRules, WeekPlanService};
 use opsd_push::PushService;
 use opsd_scheduling::{LegacyScheduleView, PunchSync, ScheduleService, SchedulingProvider};
+use opsd_solver::HighsSolver;
 
 use crate::assistant_tools::AppTools;
 use crate::broadcast::{AnnouncementPush, PushAlertNotifier};
@@ -34,7 +36,7 @@ use opsd_postgres::{
     PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdempotencyStore, PgIdentityEventStore, PgIncidentStore,
     PgJobLocks, PgJobRunStore, PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanningStore,
     PgPunchStore, PgRateLimiter, PgReportStore, PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation,
-    PgTeamSettingsStore, PgThreadStore, PgUsageStore, Topology, connect_invalidation_listener,
+    PgTeamSettingsStore, PgThreadStore, PgUsageStore, PgWeekPlanStore, Topology, connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -325,6 +327,23 @@ async fn wire(
         clock.clone(),
     ));
 
+    let planning_store = Arc::new(PgPlanningStore::new(db.clone()));
+    let week_plans = Arc::new(WeekPlanService::new(
+        Arc::new(PgWeekPlanStore::new(db.clone())),
+        planning_store.clone(),
+        Arc::new(HighsSolver),
+        clock.clone(),
+        PlanRules::default(),
+    ));
+    let proposal_wake = Arc::new(tokio::sync::Notify::new());
+    if config.planning.concurrent_solves > 0 {
+        let (service, wake, solves) = (week_plans.clone(), proposal_wake.clone(), config.planning.concurrent_solves);
+        background.push(supervisor.spawn("proposal-solver", move || {
+            let solvers: Vec<_> = (0..solves).map(|_| run_proposal_solver(service.clone(), wake.clone())).collect();
+            Box::pin(async move { futures::future::try_join_all(solvers).await.map(drop) })
+        }));
+    }
+
     let schedule_store = Arc::new(PgScheduleStore::new(db.clone()));
     let seven_shifts = match (&config.scheduler.token, &config.scheduler.company_id) {
         (Some(token), Some(company_id)) => Some(Arc::new(SevenShifts::new(SevenShiftsConfig {
@@ -413,11 +432,9 @@ async fn wire(
         incidents: incidents.clone(),
         reports: ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone()),
         optimization,
-        planning: PlanningService::new(
-            Arc::new(PgPlanningStore::new(db.clone())),
-            Arc::new(variances),
-            Arc::new(forecasts),
-        ),
+        week_plans,
+        proposal_wake,
+        planning: PlanningService::new(planning_store, Arc::new(variances), Arc::new(forecasts)),
         coupons: CouponService::new(coupon_store, clock.clone()),
         push,
         announcements: announcements.clone(),
@@ -499,6 +516,19 @@ async fn run_guest_event_worker(worker: Arc<GuestEventWorker>, wake: Arc<tokio::
             Err(error) => tracing::warn!(%error, "the guest-event worker could not claim events"),
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), wake.notified()).await;
+    }
+}
+
+/// Solves queued schedule proposals one at a time (`PLANNING_SOLVES` of these run per instance): at once when one is queued here, and every two
+/// seconds for those queued through other instances or left by a solver whose instance died.
+async fn run_proposal_solver(service: Arc<WeekPlanService>, wake: Arc<tokio::sync::Notify>) -> Result<(), String> {
+    loop {
+        match service.solve_next(time::Duration::seconds(60)).await {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(error) => tracing::warn!(%error, "the proposal solver could not claim a proposal"),
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(2), wake.notified()).await;
     }
 }
 

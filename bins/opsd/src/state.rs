@@ -36,6 +36,10 @@ pub struct AppState {
     pub reports: ReportService,
     pub optimization: Arc<OptimizationService>,
     pub planning: opsd_planning::PlanningService,
+    /// Availability and schedule proposals (the week planner).
+    pub week_plans: Arc<opsd_planning::week_plan::WeekPlanService>,
+    /// Wakes this instance's proposal solvers when a proposal is queued here.
+    pub proposal_wake: Arc<tokio::sync::Notify>,
     pub coupons: CouponService,
     pub schedule: Arc<LegacyScheduleView>,
     pub assistant: AssistantService,

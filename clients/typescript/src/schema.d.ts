@@ -351,6 +351,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/planning/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A location's availability: per employee, the weekdays and dates they cannot work, the blocks they
+         *     prefer and the most hours a week they work. Admins (managers) of the team; another team's location is 404.
+         */
+        get: operations["get_availability"];
+        /**
+         * Sets the listed employees' availability at a location (the others keep theirs) and answers the
+         *     location's whole list. An employee key never seen in the location's shifts or punches is 422
+         *     `unknown_employee`; one key twice is 400.
+         */
+        put: operations["put_availability"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/planning/schedule-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's proposals (or one location's), latest first, a page at a time, without their shifts. */
+        get: operations["list_schedule_proposals"];
+        put?: never;
+        /**
+         * Plans a location's week from its forecast, staff, wages, availability and the team's rules (40
+         *     hours a week, 10 hours between shifts, 6 days in a row, 4-hour shifts; `docs/labor-planning.md`).
+         *     Answers 202 with the proposal (`solving`) and its URL in `Location`; with `Prefer: wait=N`, 201 with
+         *     the finished proposal when it is done within N seconds. Under 4 weeks of sales history is 409
+         *     `insufficient_history`; nobody in the 8 weeks of shifts before the week is 422 `no_staff`; no wage
+         *     on them 422 `no_wage`.
+         */
+        post: operations["create_schedule_proposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/planning/schedule-proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One proposal: `solving`, `ready` with its shifts, coverage, figures and what bound it, or `failed`
+         *     with the reason. Another team's proposal is 404.
+         */
+        get: operations["get_schedule_proposal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/push/send": {
         parameters: {
             query?: never;
@@ -821,6 +891,35 @@ export interface components {
             /** @description 1 to 200 characters. */
             title: string;
         };
+        /**
+         * @description Replaces the listed employees' availability at the location; the others keep theirs.
+         * @example {
+         *       "employees": [
+         *         {
+         *           "employeeKey": "demo-0-0",
+         *           "maxWeeklyHours": 32,
+         *           "preferredBlocks": [
+         *             "Dinner"
+         *           ],
+         *           "unavailableWeekdays": [
+         *             2
+         *           ]
+         *         }
+         *       ],
+         *       "locationId": "00000000-0000-7000-8000-00000000d000"
+         *     }
+         */
+        AvailabilityRequest: {
+            /** @description One row per employee. */
+            employees: components["schemas"]["EmployeeAvailability"][];
+            /** Format: uuid */
+            locationId: string;
+        };
+        AvailabilityView: {
+            employees: components["schemas"]["EmployeeAvailability"][];
+            /** Format: uuid */
+            locationId: string;
+        };
         /** @description How the forecast method scored against the baseline on the last 8 weeks, each held out in turn. */
         Backtest: {
             /**
@@ -835,6 +934,12 @@ export interface components {
             wape: number;
             /** Format: int64 */
             weeks: number;
+        };
+        /** @description A rule that kept the proposal from covering more, with the employees it held back. */
+        BindingRuleView: {
+            employeeKeys: string[];
+            /** @description `max_weekly_hours`, `max_days_in_a_row`, `min_rest` or `unavailable`. */
+            rule: string;
         };
         /**
          * @description A daypart block of sales.
@@ -963,6 +1068,25 @@ export interface components {
         /** @description One department's line. */
         DepartmentVariance: components["schemas"]["VarianceLine"] & {
             department: components["schemas"]["Department"];
+        };
+        /** @description One employee's availability at a location. */
+        EmployeeAvailability: {
+            /** @description The employee's key as the schedule sync stores it (their 7shifts user id). */
+            employeeKey: string;
+            /**
+             * Format: double
+             * @description The most hours a week they work (at most the team's 40); null: the team's.
+             */
+            maxWeeklyHours?: number | null;
+            /**
+             * @description Blocks they would rather work; empty: no preference. A shift in another block is proposed only
+             *     where it is worth more than the preference ($5).
+             */
+            preferredBlocks?: components["schemas"]["Block"][];
+            /** @description Dates they cannot work (`YYYY-MM-DD`), from this week to 52 weeks ahead. */
+            unavailableDates?: string[];
+            /** @description Weekdays they never work: 0 for Saturday through 6 for Friday (the week starts on Saturday). */
+            unavailableWeekdays?: number[];
         };
         EmployeeReview: {
             employeeKey?: string | null;
@@ -1351,7 +1475,8 @@ export interface components {
             /**
              * @description A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
              *     not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, idempotency_outcome_unknown, rate_limited, circuit_open, payload_too_large,
-             *     unsupported_media_type, method_not_allowed, not_configured, unavailable, internal.
+             *     unsupported_media_type, method_not_allowed, not_configured, unavailable, internal; the week
+             *     planner's insufficient_history, no_staff, no_wage and unknown_employee.
              */
             code: string;
             detail: string;
@@ -1367,6 +1492,106 @@ export interface components {
         ProblemField: {
             field: string;
             message: string;
+        };
+        /** @description Hours one day, block and department calls for against those the proposal plans. */
+        ProposalCoverage: {
+            block: components["schemas"]["Block"];
+            /** Format: date */
+            date: string;
+            department: components["schemas"]["Department"];
+            /** Format: double */
+            hoursNeeded: number;
+            /** Format: double */
+            hoursPlanned: number;
+        };
+        /**
+         * @example {
+         *       "locationId": "00000000-0000-7000-8000-00000000d000",
+         *       "timeLimitSeconds": 5,
+         *       "weekOf": "2026-11-14"
+         *     }
+         */
+        ProposalRequest: {
+            /** Format: uuid */
+            locationId: string;
+            /**
+             * Format: int64
+             * @description How long the engine may search: 1 to 120 seconds, default 20.
+             */
+            timeLimitSeconds?: number | null;
+            /**
+             * Format: date
+             * @description The Saturday that starts the week to plan (`YYYY-MM-DD`).
+             */
+            weekOf: string;
+        };
+        ProposalShift: {
+            block: components["schemas"]["Block"];
+            /**
+             * Format: double
+             * @description Hours × the employee's wage (USD).
+             */
+            cost: number;
+            /** Format: date */
+            date: string;
+            department: components["schemas"]["Department"];
+            employeeKey: string;
+            employeeName: string;
+            /** Format: date-time */
+            end: string;
+            /** Format: double */
+            hours: number;
+            role: string;
+            /**
+             * Format: date-time
+             * @description The instant (UTC) of the location's local start time.
+             */
+            start: string;
+        };
+        /**
+         * @description What the engine reached: the objective (cents of wages, sales at risk and preferences not granted),
+         *     the best bound it proved, the gap between them, and the seconds it searched.
+         */
+        ProposalSolver: {
+            /** Format: double */
+            gap: number;
+            /** Format: int64 */
+            lowerBound: number;
+            /** Format: int64 */
+            objective: number;
+            /** Format: double */
+            seconds: number;
+            /** @description `optimal` (proven), `feasible` (no proof in time). */
+            status: string;
+        };
+        /** @description The week as proposed, against its goals. */
+        ProposalWeek: {
+            /** Format: double */
+            hours: number;
+            /** Format: double */
+            laborCost: number;
+            /**
+             * Format: double
+             * @description Labor cost ÷ projected sales × 100; null without sales.
+             */
+            laborPct?: number | null;
+            /** Format: double */
+            laborPctTarget?: number | null;
+            /**
+             * Format: double
+             * @description The forecast's sales for the week (USD).
+             */
+            projectedSales: number;
+            /**
+             * Format: double
+             * @description Projected sales ÷ planned hours; null without hours.
+             */
+            splh?: number | null;
+            /**
+             * Format: double
+             * @description The mean of the week's days' SPLH targets; null without goals.
+             */
+            splhTarget?: number | null;
         };
         /** @description What the prune jobs answer. */
         PruneAnswer: {
@@ -1477,6 +1702,28 @@ export interface components {
             locationId: string;
             /** Format: double */
             other: number;
+        };
+        ScheduleProposal: {
+            bindingRules?: components["schemas"]["BindingRuleView"][] | null;
+            /** Format: date-time */
+            completedAt?: string | null;
+            coverage?: components["schemas"]["ProposalCoverage"][] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            locationId: string;
+            reason?: string | null;
+            shifts?: components["schemas"]["ProposalShift"][] | null;
+            solver?: null | components["schemas"]["ProposalSolver"];
+            /** @description `solving`, then `ready` or `failed` (with `reason`). */
+            status: string;
+            /** Format: int32 */
+            timeLimitSeconds: number;
+            week?: null | components["schemas"]["ProposalWeek"];
+            /** Format: date */
+            weekOf: string;
         };
         ScheduleView: {
             /** Format: date */
@@ -2820,6 +3067,190 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_availability: {
+        parameters: {
+            query: {
+                /** @example 00000000-0000-7000-8000-00000000d000 */
+                locationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityView"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_availability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AvailabilityRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailabilityView"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_schedule_proposals: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this location's proposals.
+                 * @example 00000000-0000-7000-8000-00000000d000
+                 */
+                locationId?: string;
+                /** @description Items per page: 1 to 500, default 100. */
+                limit?: number;
+                /** @description Where the page starts: take it from the previous page's `Link: <…>; rel="next"`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description <…>; rel="next": the next page, when more items follow (RFC 8288) */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleProposal"][];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_schedule_proposal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `wait=N`: answer 201 with the finished proposal if it is done within N seconds */
+                Prefer?: string | null;
+                /** @description Makes a retry safe (as Stripe's API and the IETF httpapi draft): the first answer to a key (1 to 255 visible ASCII characters, a UUID say) is kept for at least 24 hours with a hash of the request; the same caller sending the same key and request again gets that answer again, with `Idempotent-Replayed: true`, and nothing happens twice. The same key with another method, path or body is 422 `idempotency_mismatch`; while the first request still runs, 409 `idempotency_in_progress`; when it stopped without an answer (its server failed), 409 `idempotency_outcome_unknown` and it never runs again. Keys belong to their caller (a user, or an API key). Every answer is kept, a 5xx too: a replayed 5xx means the outcome is unknown; look, then use a new key. Only a 429 lets the key go. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProposalRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description the proposal's URL */
+                    Location?: string;
+                    /** @description `wait=N` */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleProposal"];
+                };
+            };
+            202: {
+                headers: {
+                    /** @description the proposal's URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleProposal"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_schedule_proposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleProposal"];
                 };
             };
             /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */

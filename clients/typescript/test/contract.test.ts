@@ -194,6 +194,34 @@ test("announcements", async () => {
   refused(await anonymous.GET("/api/announcements"), 401, "unauthorized");
 });
 
+test("planning the week: availability and schedule proposals", async () => {
+  calls("PUT", "/api/planning/availability");
+  const set = ok(await admin.PUT("/api/planning/availability", { body: { locationId, employees: [] } }));
+  assert.deepEqual(set, { locationId, employees: [] });
+  const stranger = { locationId, employees: [{ employeeKey: "nobody", unavailableWeekdays: [2] }] };
+  refused(await admin.PUT("/api/planning/availability", { body: stranger }), 422, "unknown_employee");
+
+  calls("GET", "/api/planning/availability");
+  assert.deepEqual(ok(await admin.GET("/api/planning/availability", { params: { query: { locationId } } })).employees, []);
+  refused(await member.GET("/api/planning/availability", { params: { query: { locationId } } }), 403, "forbidden");
+
+  calls("POST", "/api/planning/schedule-proposals");
+  const week = { locationId, weekOf: weekStart, timeLimitSeconds: 5 };
+  refused(await admin.POST("/api/planning/schedule-proposals", { body: week }), 409, "insufficient_history");
+  refused(
+    await admin.POST("/api/planning/schedule-proposals", { body: { ...week, timeLimitSeconds: 0 } }),
+    400,
+    "validation_failed",
+  );
+
+  calls("GET", "/api/planning/schedule-proposals");
+  assert.deepEqual(ok(await admin.GET("/api/planning/schedule-proposals", { params: { query: { locationId } } })), []);
+
+  calls("GET", "/api/planning/schedule-proposals/{id}");
+  const missing = { params: { path: { id: randomUUID() } } };
+  refused(await admin.GET("/api/planning/schedule-proposals/{id}", missing), 404, "not_found");
+});
+
 test("shift and manager reports", async () => {
   calls("POST", "/api/reports/shift");
   const shift = { locationId, date: today, shift: "morning", actualSales: 1200, goalSales: 1100 } as const;

@@ -32,6 +32,7 @@ pub mod schema;
 mod shifts;
 mod statement_spans;
 mod tls;
+mod week_plans;
 
 pub use analytics::PgAnalyticsStore;
 pub use assistant::{PgThreadStore, PgUsageStore};
@@ -61,3 +62,4 @@ pub use reports::PgReportStore;
 pub use schedule::PgScheduleStore;
 pub use shifts::upsert_shifts;
 pub use statement_spans::trace_statements;
+pub use week_plans::PgWeekPlanStore;

@@ -92,3 +92,11 @@ pub trait RosterSolver: Send + Sync {
     /// Solves within the problem's time limit; never blocks the caller's thread on the search.
     async fn solve(&self, problem: RosterProblem) -> Result<SolverOutcome, SolverError>;
 }
+
+/// A shared solver is a solver: the engine can hold one the service was given.
+#[async_trait]
+impl<T: RosterSolver + ?Sized> RosterSolver for Arc<T> {
+    async fn solve(&self, problem: RosterProblem) -> Result<SolverOutcome, SolverError> {
+        (**self).solve(problem).await
+    }
+}

@@ -39,8 +39,9 @@ pub use incidents::{
 };
 pub use nudges::{Announcement, AnnouncementRequest, PublishAnswer};
 pub use planning::{
-    Backtest, BlockForecast, DepartmentVariance, ForecastDay, ForecastReport, VarianceDay, VarianceLine,
-    VarianceReport, VarianceSpan,
+    AvailabilityRequest, AvailabilityView, Backtest, BindingRuleView, BlockForecast, DepartmentVariance,
+    EmployeeAvailability, ForecastDay, ForecastReport, ProposalCoverage, ProposalRequest, ProposalShift,
+    ProposalSolver, ProposalWeek, ScheduleProposal, VarianceDay, VarianceLine, VarianceReport, VarianceSpan,
 };
 pub use push::{
     SendRequest, SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,
@@ -86,6 +87,11 @@ fn table() -> Vec<Route> {
         analytics::ingest_sales,
         planning::variance,
         planning::forecast,
+        planning::availability,
+        planning::put_availability,
+        planning::propose,
+        planning::proposal,
+        planning::proposals,
         coupons::create_offer,
         coupons::offer,
         coupons::reservation,

@@ -1,11 +1,16 @@
-//! Planning a restaurant's week on the rostering engine: the location's week as an instance, and the
-//! roster it returns as shifts with the figures a manager reviews.
+//! Planning a restaurant's week on the rostering engine: the location's week as an instance, the
+//! roster it returns as shifts with the figures a manager reviews, and the proposals a manager asks for.
 
 mod history;
 mod inputs;
 mod model;
 mod plan;
+mod ports;
+mod proposal;
 mod rules;
+mod service;
+#[cfg(test)]
+mod service_tests;
 #[cfg(test)]
 mod tests;
 
@@ -13,4 +18,12 @@ pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
 pub use model::{Coverage, ProposedShift, WeekModel};
 pub use plan::{PlanFailure, PlannedWeek, SolverFigures, plan_week};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::MockWeekPlanStore;
+pub use ports::{AvailabilityWrite, ClaimedProposal, PlanningInputs, WeekPlanStore};
+pub use proposal::{
+    BindingRule, DEFAULT_TIME_LIMIT_SECONDS, PlannedShift, Proposal, ProposalKey, ProposalResult, ProposalStatus,
+    TIME_LIMIT_SECONDS,
+};
 pub use rules::PlanRules;
+pub use service::{MAX_AVAILABILITY_ROWS, PlanRefusal, STAFF_WEEKS, WeekPlanError, WeekPlanService};

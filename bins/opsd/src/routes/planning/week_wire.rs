@@ -1,0 +1,333 @@
+//! The week planner's bodies: availability, and schedule proposals as clients receive them.
+
+use opsd_core::{Department, LocationId, ValidationErrors, Week, parse_iso_date};
+use opsd_optimization::Block;
+use opsd_planning::week_plan::{self as domain, DEFAULT_TIME_LIMIT_SECONDS, ProposalStatus};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use serde::{Deserialize, Serialize};
+use time::{Date, OffsetDateTime};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::wire;
+
+/// One employee's availability at a location.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EmployeeAvailability {
+    /// The employee's key as the schedule sync stores it (their 7shifts user id).
+    employee_key: String,
+    /// Weekdays they never work: 0 for Saturday through 6 for Friday (the week starts on Saturday).
+    #[serde(default)]
+    unavailable_weekdays: Vec<u8>,
+    /// Dates they cannot work (`YYYY-MM-DD`), from this week to 52 weeks ahead.
+    #[serde(default)]
+    #[schema(value_type = Vec<String>, format = Date)]
+    unavailable_dates: Vec<String>,
+    /// Blocks they would rather work; empty: no preference. A shift in another block is proposed only
+    /// where it is worth more than the preference ($5).
+    #[serde(default)]
+    #[schema(value_type = Vec<wire::Block>)]
+    preferred_blocks: Vec<Block>,
+    /// The most hours a week they work (at most the team's 40); null: the team's.
+    #[serde(default)]
+    max_weekly_hours: Option<f64>,
+}
+
+impl EmployeeAvailability {
+    fn into_domain(self, index: usize, errors: &mut ValidationErrors) -> domain::Availability {
+        let mut preferred_blocks = self.preferred_blocks;
+        preferred_blocks.sort();
+        preferred_blocks.dedup();
+        let field = format!("employees[{index}].unavailableDates");
+        domain::Availability {
+            employee_key: self.employee_key.trim().to_owned(),
+            unavailable_weekdays: self.unavailable_weekdays,
+            unavailable_dates: self
+                .unavailable_dates
+                .iter()
+                .filter_map(|raw| errors.check(parse_iso_date(&field, raw)))
+                .collect(),
+            preferred_blocks,
+            // Out of range (negative included) is refused by the service's check of at most 168 hours.
+            max_weekly_minutes: self.max_weekly_hours.map(|hours| {
+                if (0.0..=f64::from(u32::MAX / 60)).contains(&hours) { (hours * 60.0).round() as u32 } else { u32::MAX }
+            }),
+        }
+    }
+}
+
+impl From<domain::Availability> for EmployeeAvailability {
+    fn from(row: domain::Availability) -> Self {
+        Self {
+            employee_key: row.employee_key,
+            unavailable_weekdays: row.unavailable_weekdays,
+            unavailable_dates: row.unavailable_dates.iter().map(Date::to_string).collect(),
+            preferred_blocks: row.preferred_blocks,
+            max_weekly_hours: row.max_weekly_minutes.map(|minutes| (f64::from(minutes) / 60.0 * 100.0).round() / 100.0),
+        }
+    }
+}
+
+/// Replaces the listed employees' availability at the location; the others keep theirs.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AvailabilityRequest {
+    pub location_id: Uuid,
+    /// One row per employee.
+    employees: Vec<EmployeeAvailability>,
+}
+
+impl AvailabilityRequest {
+    pub fn try_into_domain(self) -> Result<(LocationId, Vec<domain::Availability>), ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let rows = self.employees.into_iter().enumerate().map(|(i, row)| row.into_domain(i, &mut errors)).collect();
+        errors.into_result()?;
+        Ok((LocationId(self.location_id), rows))
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AvailabilityView {
+    location_id: Uuid,
+    employees: Vec<EmployeeAvailability>,
+}
+
+impl AvailabilityView {
+    pub fn new(location: LocationId, rows: Vec<domain::Availability>) -> Self {
+        Self { location_id: location.0, employees: rows.into_iter().map(EmployeeAvailability::from).collect() }
+    }
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct LocationQuery {
+    pub location_id: Uuid,
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct ProposalListQuery {
+    /// Only this location's proposals.
+    pub location_id: Option<Uuid>,
+    /// Items per page: 1 to 500, default 100.
+    pub limit: Option<u32>,
+    /// Where the page starts: take it from the previous page's `Link: <…>; rel="next"`.
+    pub cursor: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProposalRequest {
+    location_id: Uuid,
+    /// The Saturday that starts the week to plan (`YYYY-MM-DD`).
+    week_of: String,
+    /// How long the engine may search: 1 to 120 seconds, default 20.
+    time_limit_seconds: Option<i64>,
+}
+
+impl ProposalRequest {
+    pub fn try_into_domain(self) -> Result<(LocationId, Week, u32), ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let week = errors
+            .check(parse_iso_date("weekOf", &self.week_of))
+            .and_then(|d| errors.check(Week::starting("weekOf", d)));
+        let limit = self.time_limit_seconds.unwrap_or(i64::from(DEFAULT_TIME_LIMIT_SECONDS));
+        if !(1..=120).contains(&limit) {
+            errors.push("timeLimitSeconds", "must be 1 to 120");
+        }
+        errors.into_result()?;
+        Ok((LocationId(self.location_id), week.expect("checked"), limit as u32))
+    }
+}
+
+fn number(value: Decimal) -> f64 {
+    value.to_f64().unwrap_or_default()
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalShift {
+    employee_key: String,
+    employee_name: String,
+    role: String,
+    #[schema(value_type = wire::Department)]
+    department: Department,
+    #[serde(with = "opsd_core::iso_date")]
+    #[schema(value_type = String, format = Date)]
+    date: Date,
+    #[schema(value_type = wire::Block)]
+    block: Block,
+    /// The instant (UTC) of the location's local start time.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    start: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    end: OffsetDateTime,
+    hours: f64,
+    /// Hours × the employee's wage (USD).
+    cost: f64,
+}
+
+/// Hours one day, block and department calls for against those the proposal plans.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalCoverage {
+    #[serde(with = "opsd_core::iso_date")]
+    #[schema(value_type = String, format = Date)]
+    date: Date,
+    #[schema(value_type = wire::Block)]
+    block: Block,
+    #[schema(value_type = wire::Department)]
+    department: Department,
+    hours_needed: f64,
+    hours_planned: f64,
+}
+
+/// The week as proposed, against its goals.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalWeek {
+    /// The forecast's sales for the week (USD).
+    projected_sales: f64,
+    hours: f64,
+    labor_cost: f64,
+    /// Labor cost ÷ projected sales × 100; null without sales.
+    labor_pct: Option<f64>,
+    /// Projected sales ÷ planned hours; null without hours.
+    splh: Option<f64>,
+    /// The mean of the week's days' SPLH targets; null without goals.
+    splh_target: Option<f64>,
+    labor_pct_target: Option<f64>,
+}
+
+/// What the engine reached: the objective (cents of wages, sales at risk and preferences not granted),
+/// the best bound it proved, the gap between them, and the seconds it searched.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalSolver {
+    /// `optimal` (proven), `feasible` (no proof in time).
+    status: &'static str,
+    objective: i64,
+    lower_bound: i64,
+    gap: f64,
+    seconds: f64,
+}
+
+/// A rule that kept the proposal from covering more, with the employees it held back.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingRuleView {
+    /// `max_weekly_hours`, `max_days_in_a_row`, `min_rest` or `unavailable`.
+    rule: String,
+    employee_keys: Vec<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleProposal {
+    id: Uuid,
+    location_id: Uuid,
+    #[serde(with = "opsd_core::iso_date")]
+    #[schema(value_type = String, format = Date)]
+    week_of: Date,
+    /// `solving`, then `ready` or `failed` (with `reason`).
+    status: &'static str,
+    reason: Option<String>,
+    time_limit_seconds: u32,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    completed_at: Option<OffsetDateTime>,
+    /// The rest is present on a ready proposal read by its id; lists leave it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    week: Option<ProposalWeek>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shifts: Option<Vec<ProposalShift>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<Vec<ProposalCoverage>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solver: Option<ProposalSolver>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    binding_rules: Option<Vec<BindingRuleView>>,
+}
+
+impl ScheduleProposal {
+    pub fn is_solving(&self) -> bool {
+        self.status == ProposalStatus::Solving.as_str()
+    }
+}
+
+impl From<domain::Proposal> for ScheduleProposal {
+    fn from(proposal: domain::Proposal) -> Self {
+        let result = proposal.result;
+        Self {
+            id: proposal.id,
+            location_id: proposal.location.0,
+            week_of: proposal.week.start(),
+            status: proposal.status.as_str(),
+            reason: proposal.reason,
+            time_limit_seconds: proposal.time_limit_seconds,
+            created_at: proposal.created_at,
+            completed_at: proposal.completed_at,
+            week: result.as_ref().map(|r| ProposalWeek {
+                projected_sales: number(r.projected_sales),
+                hours: number(r.hours),
+                labor_cost: number(r.labor_cost),
+                labor_pct: r.labor_pct.map(number),
+                splh: r.splh.map(number),
+                splh_target: r.splh_target.map(number),
+                labor_pct_target: r.labor_pct_target.map(number),
+            }),
+            solver: result.as_ref().map(|r| ProposalSolver {
+                status: r.solver.status.name(),
+                objective: r.solver.objective,
+                lower_bound: r.solver.bound,
+                gap: (r.solver.gap * 10_000.0).round() / 10_000.0,
+                seconds: (r.solver.seconds * 10.0).round() / 10.0,
+            }),
+            binding_rules: result.as_ref().map(|r| {
+                r.binding_rules
+                    .iter()
+                    .map(|b| BindingRuleView { rule: b.rule.clone(), employee_keys: b.employees.clone() })
+                    .collect()
+            }),
+            coverage: result.as_ref().map(|r| {
+                r.coverage
+                    .iter()
+                    .map(|c| ProposalCoverage {
+                        date: c.date,
+                        block: c.block,
+                        department: c.department,
+                        hours_needed: number(c.hours_needed),
+                        hours_planned: number(c.hours_planned),
+                    })
+                    .collect()
+            }),
+            shifts: result.map(|r| {
+                r.shifts
+                    .into_iter()
+                    .map(|s| ProposalShift {
+                        employee_key: s.employee_key,
+                        employee_name: s.employee_name,
+                        role: s.role,
+                        department: s.department,
+                        date: s.date,
+                        block: s.block,
+                        start: s.start,
+                        end: s.end,
+                        hours: number(s.hours),
+                        cost: number(s.cost),
+                    })
+                    .collect()
+            }),
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! The week planner's use cases: availability, asking for a proposal, and solving the queue.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use opsd_core::{Caller, Clock, LocationId, Page, PageRequest, ServiceError, StoreError, ValidationErrors, Week};
+use opsd_optimization::effective_goals;
+use opsd_rostering::{Engine, RosterSolver, SolveOptions};
+use rust_decimal::Decimal;
+use time::{Duration, OffsetDateTime, PrimitiveDateTime};
+use time_tz::PrimitiveDateTimeExt;
+use uuid::Uuid;
+
+use super::history::{needs_from_forecast, staff_from_history, templates_from_history};
+use super::inputs::Availability;
+use super::model::WeekModel;
+use super::plan::plan_week;
+use super::ports::{AvailabilityWrite, ClaimedProposal, PlanningInputs, WeekPlanStore};
+use super::proposal::{BindingRule, PlannedShift, Proposal, ProposalKey, ProposalResult, TIME_LIMIT_SECONDS};
+use super::rules::PlanRules;
+use crate::forecast_report::{ForecastReport, HISTORY_WEEKS, build_forecast};
+use crate::ports::PlanningStore;
+
+/// Staff and shift times are read from this many weeks before the planned week.
+pub const STAFF_WEEKS: i64 = 8;
+/// The most employees one availability request sets.
+pub const MAX_AVAILABILITY_ROWS: usize = 500;
+/// How far ahead unavailable dates may be given.
+pub const AVAILABILITY_WEEKS_AHEAD: i64 = 52;
+
+/// Why a location's week cannot be planned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanRefusal {
+    #[error("the location has under 4 weeks of sales history")]
+    InsufficientHistory,
+    #[error("nobody worked at the location in the 8 weeks before the week")]
+    NoStaff,
+    #[error("no shift of the 8 weeks before the week has a wage")]
+    NoWage,
+    #[error("employee keys not seen at the location: {0:?}")]
+    UnknownEmployees(Vec<String>),
+}
+
+pub type WeekPlanError = ServiceError<PlanRefusal>;
+
+/// A week's inputs: the location's history and availability, its forecast, and the week's goals (the
+/// mean of its days' targets).
+struct WeekInputs {
+    inputs: PlanningInputs,
+    forecast: ForecastReport,
+    splh_target: Option<Decimal>,
+    labor_pct_target: Option<Decimal>,
+}
+
+#[derive(derive_new::new)]
+pub struct WeekPlanService {
+    store: Arc<dyn WeekPlanStore>,
+    planning: Arc<dyn PlanningStore>,
+    solver: Arc<dyn RosterSolver>,
+    clock: Arc<dyn Clock>,
+    rules: PlanRules,
+}
+
+impl WeekPlanService {
+    pub async fn availability(
+        &self,
+        caller: &Caller,
+        location: LocationId,
+    ) -> Result<Vec<Availability>, WeekPlanError> {
+        let team = caller.admin_team()?;
+        let today = self.clock.now().date();
+        let inputs = self.store.inputs(team, location, today, today).await?.ok_or(ServiceError::NotFound)?;
+        Ok(inputs.availability)
+    }
+
+    /// Replaces the listed employees' availability at the location; answers the location's whole list.
+    pub async fn put_availability(
+        &self,
+        caller: &Caller,
+        location: LocationId,
+        rows: Vec<Availability>,
+    ) -> Result<Vec<Availability>, WeekPlanError> {
+        let team = caller.admin_team()?;
+        self.validate(&rows)?;
+        match self.store.put_availability(team, location, &rows).await?.ok_or(ServiceError::NotFound)? {
+            AvailabilityWrite::Saved => self.availability(caller, location).await,
+            AvailabilityWrite::UnknownEmployees(keys) => Err(ServiceError::Domain(PlanRefusal::UnknownEmployees(keys))),
+        }
+    }
+
+    fn validate(&self, rows: &[Availability]) -> Result<(), ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let first_day = Week::containing(self.clock.now().date()).start();
+        let last_day = first_day + Duration::weeks(AVAILABILITY_WEEKS_AHEAD);
+        if rows.len() > MAX_AVAILABILITY_ROWS {
+            errors.push("employees", format!("at most {MAX_AVAILABILITY_ROWS} a request"));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, row) in rows.iter().enumerate() {
+            let field = |name: &str| format!("employees[{i}].{name}");
+            if row.employee_key.trim().is_empty() || row.employee_key.chars().count() > 200 {
+                errors.push(field("employeeKey"), "must be 1 to 200 characters");
+            } else if !seen.insert(row.employee_key.as_str()) {
+                errors.push(field("employeeKey"), "appears twice: one row per employee");
+            }
+            if row.unavailable_weekdays.iter().any(|&day| day > 6) {
+                errors.push(field("unavailableWeekdays"), "days are 0 (Saturday) to 6 (Friday)");
+            }
+            if row.unavailable_dates.iter().any(|date| *date < first_day || *date > last_day) {
+                errors.push(
+                    field("unavailableDates"),
+                    format!(
+                        "dates fall in a week from this one ({first_day}) to {AVAILABILITY_WEEKS_AHEAD} weeks ahead"
+                    ),
+                );
+            }
+            if row.max_weekly_minutes.is_some_and(|minutes| minutes > 7 * 24 * 60) {
+                errors.push(field("maxWeeklyHours"), "must be 0 to 168");
+            }
+        }
+        errors.into_result()
+    }
+
+    /// Checks that the week can be planned and queues it; the solve happens on the queue.
+    pub async fn propose(
+        &self,
+        caller: &Caller,
+        location: LocationId,
+        week: Week,
+        time_limit_seconds: u32,
+    ) -> Result<Proposal, WeekPlanError> {
+        let team = caller.admin_team()?;
+        if !TIME_LIMIT_SECONDS.contains(&time_limit_seconds) {
+            return Err(ValidationErrors::single("timeLimitSeconds", "must be 1 to 120").into());
+        }
+        let WeekInputs { inputs, forecast, .. } =
+            self.read(team, location, week).await?.ok_or(ServiceError::NotFound)?;
+        if forecast.method.is_none() {
+            return Err(ServiceError::Domain(PlanRefusal::InsufficientHistory));
+        }
+        let staff = staff_from_history(&inputs.history);
+        if staff.is_empty() {
+            return Err(ServiceError::Domain(PlanRefusal::NoStaff));
+        }
+        if staff.iter().all(|member| member.hourly_wage <= Decimal::ZERO) {
+            return Err(ServiceError::Domain(PlanRefusal::NoWage));
+        }
+        Ok(self.store.create_proposal(team, location, week, time_limit_seconds, caller.user_id.as_str()).await?)
+    }
+
+    pub async fn proposal(&self, caller: &Caller, id: Uuid) -> Result<Proposal, WeekPlanError> {
+        self.store.proposal(caller.admin_team()?, id).await?.ok_or(ServiceError::NotFound)
+    }
+
+    pub async fn proposals(
+        &self,
+        caller: &Caller,
+        location: Option<LocationId>,
+        page: PageRequest<ProposalKey>,
+    ) -> Result<Page<Proposal>, WeekPlanError> {
+        let rows = self.store.proposals(caller.admin_team()?, location, &page).await?;
+        Ok(Page::of(rows, &page, Proposal::key))
+    }
+
+    async fn read(
+        &self,
+        team: &opsd_core::TeamId,
+        location: LocationId,
+        week: Week,
+    ) -> Result<Option<WeekInputs>, StoreError> {
+        let start = week.start();
+        let Some(inputs) = self.store.inputs(team, location, start - Duration::weeks(STAFF_WEEKS), start).await? else {
+            return Ok(None);
+        };
+        let since = start - Duration::weeks(HISTORY_WEEKS);
+        let Some(data) = self.planning.forecast_data(team, Some(location), week, since).await? else {
+            return Ok(None);
+        };
+        let forecast = build_forecast(week, &data);
+        let goals = effective_goals(&data.goals);
+        let mean = |values: Vec<Decimal>| {
+            (!values.is_empty()).then(|| (values.iter().sum::<Decimal>() / Decimal::from(values.len())).round_dp(2))
+        };
+        Ok(Some(WeekInputs {
+            inputs,
+            forecast,
+            splh_target: mean(goals.iter().map(|g| g.splh_target).filter(|t| *t > Decimal::ZERO).collect()),
+            labor_pct_target: mean(goals.iter().map(|g| g.labor_pct_target).filter(|t| *t > Decimal::ZERO).collect()),
+        }))
+    }
+
+    /// Solves the oldest proposal waiting (or whose solver died), if any; true when one was taken.
+    /// The store is read before and written after, never held while the engine searches.
+    pub async fn solve_next(&self, lease_margin: Duration) -> Result<bool, StoreError> {
+        // The lease covers the time limit and the reads and writes around it; a solve is never longer.
+        let lease = Duration::seconds(i64::from(*TIME_LIMIT_SECONDS.end())) + lease_margin;
+        let Some(claimed) = self.store.claim_proposal(lease).await? else {
+            return Ok(false);
+        };
+        let outcome = self.solve(&claimed).await?;
+        if !self.store.finish_proposal(claimed.id, claimed.lease, outcome, self.clock.now()).await? {
+            // Its lease ran out (a paused instance) and another solver has it: that one records it.
+            tracing::warn!(proposal = %claimed.id, "a schedule proposal's lease was lost; its new holder finishes it");
+        }
+        Ok(true)
+    }
+
+    async fn solve(&self, claimed: &ClaimedProposal) -> Result<Result<ProposalResult, String>, StoreError> {
+        let Some(WeekInputs { inputs, forecast, splh_target, labor_pct_target }) =
+            self.read(&claimed.team, claimed.location, claimed.week).await?
+        else {
+            return Ok(Err("the location is no longer the team's".into()));
+        };
+        let Some(timezone) = time_tz::timezones::get_by_name(&inputs.timezone) else {
+            return Ok(Err(format!("the location's time zone {} is unknown", inputs.timezone)));
+        };
+        let model = WeekModel::new(
+            claimed.week,
+            staff_from_history(&inputs.history),
+            &templates_from_history(&inputs.history),
+            needs_from_forecast(&forecast, &inputs.history),
+            &inputs.availability,
+            self.rules.clone(),
+        );
+        let projected_sales = forecast.days.iter().filter_map(|d| d.forecast_sales).sum();
+        let options = SolveOptions {
+            time_limit: std::time::Duration::from_secs(u64::from(claimed.time_limit_seconds)),
+            threads: 1,
+            seed: claimed.id.as_u128() as u64,
+        };
+        let engine = Engine::new(self.solver.clone());
+        let planned = match plan_week(&engine, model, projected_sales, &options).await {
+            Ok(planned) => planned,
+            Err(failure) => return Ok(Err(failure.to_string())),
+        };
+        let instant = |local: PrimitiveDateTime| -> OffsetDateTime {
+            local.assume_timezone(timezone).take_first().unwrap_or_else(|| local.assume_timezone_utc(timezone))
+        };
+        Ok(Ok(ProposalResult {
+            shifts: planned
+                .shifts
+                .into_iter()
+                .map(|s| PlannedShift {
+                    start: instant(s.start),
+                    end: instant(s.end),
+                    employee_key: s.employee_key,
+                    employee_name: s.employee_name,
+                    role: s.role,
+                    department: s.department,
+                    date: s.date,
+                    block: s.block,
+                    hours: s.hours,
+                    cost: s.cost,
+                })
+                .collect(),
+            coverage: planned.coverage,
+            projected_sales: planned.projected_sales,
+            hours: planned.hours,
+            labor_cost: planned.labor_cost,
+            labor_pct: planned.labor_pct,
+            splh: planned.splh,
+            splh_target,
+            labor_pct_target,
+            solver: planned.solver,
+            binding_rules: planned
+                .binding_rules
+                .into_iter()
+                .map(|(rule, employees)| BindingRule { rule: rule.to_owned(), employees })
+                .collect(),
+        }))
+    }
+}

@@ -1,0 +1,212 @@
+use std::sync::Arc;
+
+use opsd_core::{Caller, Department, LocationId, MockClock, Role, ServiceError, StoreError, TeamId, Week};
+use opsd_optimization::Block;
+use opsd_rostering::ports::MockRosterSolver;
+use opsd_rostering::{Roster, SolverOutcome, SolverStatus};
+use rust_decimal::Decimal;
+use time::Duration;
+use time::macros::{date, datetime};
+use uuid::Uuid;
+
+use super::*;
+use crate::ports::{ForecastData, MockPlanningStore};
+
+const LOCATION: LocationId = LocationId(Uuid::from_u128(7));
+
+fn week() -> Week {
+    Week::containing(date!(2026 - 12 - 05))
+}
+
+fn clock() -> Arc<MockClock> {
+    let mut clock = MockClock::new();
+    clock.expect_now().return_const(datetime!(2026-11-28 12:00 UTC));
+    Arc::new(clock)
+}
+
+fn admin() -> Caller {
+    Caller::in_team("user_1", "org_1", Role::Admin)
+}
+
+fn service(store: MockWeekPlanStore, planning: MockPlanningStore, solver: MockRosterSolver) -> WeekPlanService {
+    WeekPlanService::new(Arc::new(store), Arc::new(planning), Arc::new(solver), clock(), PlanRules::default())
+}
+
+fn row(key: &str) -> Availability {
+    Availability { employee_key: key.into(), ..Availability::default() }
+}
+
+#[tokio::test]
+async fn availability_is_checked_before_anything_is_written() {
+    let mut store = MockWeekPlanStore::new();
+    store.expect_put_availability().never();
+    let planner = service(store, MockPlanningStore::new(), MockRosterSolver::new());
+    let member = Caller::in_team("user_2", "org_1", Role::Member);
+    assert!(matches!(
+        planner.put_availability(&member, LOCATION, vec![row("a")]).await,
+        Err(ServiceError::Forbidden(_))
+    ));
+    let cases: Vec<(Vec<Availability>, &str)> = vec![
+        (vec![row("a"), row("a")], "employees[1].employeeKey"),
+        (vec![row("  ")], "employees[0].employeeKey"),
+        (vec![Availability { unavailable_weekdays: vec![7], ..row("a") }], "employees[0].unavailableWeekdays"),
+        (
+            vec![Availability { unavailable_dates: vec![date!(2026 - 11 - 27)], ..row("a") }],
+            "employees[0].unavailableDates",
+        ),
+        (
+            vec![Availability { unavailable_dates: vec![date!(2027 - 12 - 31)], ..row("a") }],
+            "employees[0].unavailableDates",
+        ),
+        (vec![Availability { max_weekly_minutes: Some(169 * 60), ..row("a") }], "employees[0].maxWeeklyHours"),
+    ];
+    for (rows, field) in cases {
+        let Err(ServiceError::Invalid(errors)) = planner.put_availability(&admin(), LOCATION, rows).await else {
+            panic!("{field} is refused");
+        };
+        assert_eq!(errors.errors()[0].field, field);
+    }
+}
+
+#[tokio::test]
+async fn unknown_employees_and_another_teams_location_are_refused() {
+    let mut store = MockWeekPlanStore::new();
+    store
+        .expect_put_availability()
+        .times(1)
+        .returning(|_, _, _| Ok(Some(AvailabilityWrite::UnknownEmployees(vec!["x".into()]))));
+    store.expect_put_availability().times(1).returning(|_, _, _| Ok(None));
+    let planner = service(store, MockPlanningStore::new(), MockRosterSolver::new());
+    let unknown = planner.put_availability(&admin(), LOCATION, vec![row("x")]).await;
+    assert!(matches!(unknown, Err(ServiceError::Domain(PlanRefusal::UnknownEmployees(keys))) if keys == ["x"]));
+    assert!(matches!(planner.put_availability(&admin(), LOCATION, vec![row("a")]).await, Err(ServiceError::NotFound)));
+}
+
+fn history(weeks: i64) -> PlanningInputs {
+    let start = week().start();
+    let history = (1..=weeks * 7)
+        .flat_map(|day| {
+            let date = start - Duration::days(day);
+            [("ana", Department::Foh, Block::Dinner, 17), ("ben", Department::Boh, Block::Dinner, 16)].map(
+                |(key, department, block, hour)| PastShift {
+                    employee_key: key.into(),
+                    employee_name: key.into(),
+                    role: "Crew".into(),
+                    department,
+                    block,
+                    start: date.with_hms(hour, 0, 0).unwrap(),
+                    minutes: 360,
+                    hourly_wage: Decimal::from(15),
+                },
+            )
+        })
+        .collect();
+    PlanningInputs { timezone: "America/Chicago".into(), history, availability: vec![] }
+}
+
+fn sales(weeks: i64) -> ForecastData {
+    let start = week().start();
+    ForecastData {
+        sales: (1..=weeks * 7).map(|day| (start - Duration::days(day), Block::Dinner, Decimal::from(1200))).collect(),
+        goals: (0..7)
+            .map(|day| opsd_optimization::StoredGoal {
+                location_id: Some(LOCATION),
+                day_of_week: day,
+                sales_goal: opsd_core::Money::default(),
+                labor_pct_target: Decimal::from(25),
+                splh_target: Decimal::from(100),
+            })
+            .collect(),
+        ..ForecastData::default()
+    }
+}
+
+#[tokio::test]
+async fn a_week_without_history_staff_or_wage_is_refused_and_nothing_is_queued() {
+    let cases: Vec<(PlanningInputs, ForecastData, PlanRefusal)> = vec![
+        (history(8), sales(2), PlanRefusal::InsufficientHistory),
+        (PlanningInputs::default(), sales(8), PlanRefusal::NoStaff),
+        (
+            PlanningInputs {
+                history: history(8)
+                    .history
+                    .into_iter()
+                    .map(|s| PastShift { hourly_wage: Decimal::ZERO, ..s })
+                    .collect(),
+                ..history(8)
+            },
+            sales(8),
+            PlanRefusal::NoWage,
+        ),
+    ];
+    for (inputs, data, refusal) in cases {
+        let mut store = MockWeekPlanStore::new();
+        store.expect_inputs().return_once(move |_, _, _, _| Ok(Some(inputs)));
+        store.expect_create_proposal().never();
+        let mut planning = MockPlanningStore::new();
+        planning.expect_forecast_data().return_once(move |_, _, _, _| Ok(Some(data)));
+        let planner = service(store, planning, MockRosterSolver::new());
+        let refused = planner.propose(&admin(), LOCATION, week(), 20).await;
+        assert!(matches!(refused, Err(ServiceError::Domain(ref r)) if *r == refusal), "{refusal:?}: {refused:?}");
+    }
+    let planner = service(MockWeekPlanStore::new(), MockPlanningStore::new(), MockRosterSolver::new());
+    assert!(matches!(planner.propose(&admin(), LOCATION, week(), 121).await, Err(ServiceError::Invalid(_))));
+}
+
+#[tokio::test]
+async fn the_queue_is_solved_off_the_store_and_a_lost_lease_changes_nothing() {
+    let claimed = ClaimedProposal {
+        id: Uuid::from_u128(1),
+        lease: Uuid::from_u128(2),
+        team: TeamId::new("org_1"),
+        location: LOCATION,
+        week: week(),
+        time_limit_seconds: 1,
+    };
+    let mut store = MockWeekPlanStore::new();
+    store
+        .expect_claim_proposal()
+        .withf(|lease| *lease == Duration::seconds(180))
+        .return_once(move |_| Ok(Some(claimed)));
+    store
+        .expect_inputs()
+        .withf(|_, _, since, until| *until == date!(2026 - 12 - 05) && *since == date!(2026 - 10 - 10))
+        .return_once(|_, _, _, _| Ok(Some(history(8))));
+    store
+        .expect_finish_proposal()
+        .withf(|id, lease, outcome, _| {
+            let Ok(result) = outcome else { return false };
+            // Ana serves dinner six days (the most in a row), at 17:00 in Chicago (UTC-6).
+            *id == Uuid::from_u128(1)
+                && *lease == Uuid::from_u128(2)
+                && result
+                    .shifts
+                    .iter()
+                    .all(|s| s.start.to_offset(time::UtcOffset::UTC).time() == time::macros::time!(23:00))
+                && !result.shifts.is_empty()
+                && result.splh_target == Some(Decimal::from(100))
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(false));
+    let mut planning = MockPlanningStore::new();
+    planning.expect_forecast_data().return_once(|_, _, _, _| Ok(Some(sales(8))));
+    let mut solver = MockRosterSolver::new();
+    solver.expect_solve().returning(|problem| {
+        let mut roster = Roster::empty(&problem.instance);
+        for day in (0..6).filter(|&day| problem.is_free(0, day)) {
+            roster.days[0][day] = Some(0);
+        }
+        Ok(SolverOutcome { status: SolverStatus::Feasible, roster: Some(roster), bound: Some(0.0) })
+    });
+    let planner = service(store, planning, solver);
+    assert!(planner.solve_next(Duration::seconds(60)).await.unwrap(), "one was taken, though its lease was lost");
+
+    let mut empty = MockWeekPlanStore::new();
+    empty.expect_claim_proposal().return_once(|_| Ok(None));
+    let idle = service(empty, MockPlanningStore::new(), MockRosterSolver::new());
+    assert!(!idle.solve_next(Duration::seconds(60)).await.unwrap());
+    let mut failing = MockWeekPlanStore::new();
+    failing.expect_claim_proposal().return_once(|_| Err(StoreError::Unavailable("down".into())));
+    let down = service(failing, MockPlanningStore::new(), MockRosterSolver::new());
+    assert!(down.solve_next(Duration::seconds(60)).await.is_err());
+}

@@ -1,0 +1,288 @@
+//! The week planner from outside: availability, proposals solved on the queue from the forecast,
+//! staff and wages of a location's history, and every bad input refused with nothing written.
+
+use diesel_async::{AsyncConnection, AsyncPgConnection};
+use opsd_core::Department;
+use opsd_tests::{API_KEY, TestApp, problem};
+use serde_json::{Value, json};
+use time::{Date, Duration, OffsetDateTime, Time, Weekday};
+
+const TEAM: &str = "org_1";
+const ZONE: &str = "America/Chicago";
+
+struct Restaurant {
+    app: TestApp,
+    admin: String,
+    location: String,
+    /// The week to plan: the one holding today, so its history is all in the past.
+    week: Date,
+}
+
+/// A server's or cook's shift at the location's local time.
+fn shift(key: &str, department: Department, date: Date, start: u8, hours: i64) -> opsd_scheduling::ScheduledShift {
+    let zone = time_tz::timezones::get_by_name(ZONE).unwrap();
+    let local = date.with_time(Time::from_hms(start, 0, 0).unwrap());
+    let start_at = time_tz::PrimitiveDateTimeExt::assume_timezone(&local, zone).take_first().unwrap();
+    let input = opsd_scheduling::ShiftInput {
+        provider_shift_id: format!("{key}-{date}-{start}"),
+        employee_name: format!("Employee {key}"),
+        employee_key: key.to_owned(),
+        role: if department == Department::Foh { "Server" } else { "Line Cook" }.into(),
+        department,
+        start_at,
+        end_at: start_at + Duration::hours(hours),
+        unpaid_break_minutes: 0,
+        hourly_wage: opsd_core::Decimal::new(if department == Department::Foh { 1500 } else { 2000 }, 2),
+        is_draft: false,
+    };
+    opsd_scheduling::ScheduledShift::place(input, zone).unwrap()
+}
+
+async fn restaurant() -> Restaurant {
+    let app = TestApp::spawn().await;
+    let admin = app.tokens.admin("user_admin", TEAM);
+    let location = app.create_location_in(TEAM, "Downtown", ZONE).await;
+    let mut week = OffsetDateTime::now_utc().date();
+    while week.weekday() != Weekday::Saturday {
+        week -= Duration::days(1);
+    }
+    Restaurant { app, admin, location, week }
+}
+
+impl Restaurant {
+    /// Eight weeks of sales, goals and shifts before the week: servers s1 to s5 at lunch (11:00, 6 h)
+    /// and dinner (17:00, 6 h), cooks c1 and c2 at dinner (16:00, 7 h), busier on weekends.
+    async fn with_history(self) -> Self {
+        let mut rows = Vec::new();
+        let mut shifts = Vec::new();
+        for day in 1..=56 {
+            let date = self.week - Duration::days(day);
+            let weekend = matches!(date.weekday(), Weekday::Saturday | Weekday::Sunday);
+            let scale = if weekend { 2.0 } else { 1.0 };
+            for (block, sales) in [("Lunch", 900.0), ("Dinner", 1800.0)] {
+                rows.push(json!({ "locationId": self.location, "date": date.to_string(), "block": block,
+                                  "food": sales * scale, "beverage": 0, "other": 0 }));
+            }
+            let servers = if weekend { 3 } else { 2 };
+            for n in 0..servers {
+                shifts.push(shift(&format!("s{}", 1 + (day as usize + n) % 5), Department::Foh, date, 11, 6));
+                shifts.push(shift(&format!("s{}", 1 + (day as usize + n + 2) % 5), Department::Foh, date, 17, 6));
+            }
+            shifts.push(shift(&format!("c{}", 1 + day % 2), Department::Boh, date, 16, 7));
+        }
+        let response =
+            self.app.post_json("/api/analytics/sales", API_KEY, &json!({ "teamId": TEAM, "rows": rows })).await;
+        assert_eq!(response.status(), 200);
+        let goals: Vec<Value> = (0..7)
+            .map(|day| json!({ "dayOfWeek": day, "salesGoal": 3000, "laborPctTarget": 25, "splhTarget": 90 }))
+            .collect();
+        let response = self
+            .app
+            .put("/api/analytics/goals")
+            .bearer_auth(API_KEY)
+            .json(&json!({ "teamId": TEAM, "locationId": self.location, "goals": goals }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+        let mut conn = AsyncPgConnection::establish(&self.app.db_url).await.unwrap();
+        let location = opsd_core::LocationId(self.location.parse().unwrap());
+        opsd_postgres::upsert_shifts(&mut conn, location, &shifts, OffsetDateTime::now_utc()).await.unwrap();
+        self
+    }
+
+    async fn put_availability(&self, token: &str, body: &Value) -> reqwest::Response {
+        self.app.put("/api/planning/availability").bearer_auth(token).json(body).send().await.unwrap()
+    }
+
+    async fn propose(&self, token: &str, body: &Value, wait: Option<u64>) -> reqwest::Response {
+        let mut request = self.app.post("/api/planning/schedule-proposals").bearer_auth(token).json(body);
+        if let Some(seconds) = wait {
+            request = request.header("Prefer", format!("wait={seconds}"));
+        }
+        request.send().await.unwrap()
+    }
+
+    fn week_body(&self, limit: u32) -> Value {
+        json!({ "locationId": self.location, "weekOf": self.week.to_string(), "timeLimitSeconds": limit })
+    }
+}
+
+fn hours_of(proposal: &Value, key: &str) -> f64 {
+    proposal["shifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["employeeKey"] == key)
+        .map(|s| s["hours"].as_f64().unwrap())
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_covers_the_forecast_within_the_rules_and_availability() {
+    let place = restaurant().await.with_history().await;
+    let availability = json!({ "locationId": place.location, "employees": [
+        { "employeeKey": "s1", "unavailableWeekdays": [2], "maxWeeklyHours": 18 },
+        { "employeeKey": "s2", "preferredBlocks": ["Dinner"] },
+    ] });
+    let response = place.put_availability(&place.admin, &availability).await;
+    assert_eq!(response.status(), 200);
+    let saved: Value = response.json().await.unwrap();
+    assert_eq!(
+        saved["employees"][0],
+        json!({ "employeeKey": "s1", "unavailableWeekdays": [2], "unavailableDates": [],
+                                               "preferredBlocks": [], "maxWeeklyHours": 18.0 })
+    );
+    let read =
+        place.app.get(&format!("/api/planning/availability?locationId={}", place.location)).bearer_auth(&place.admin);
+    assert_eq!(read.send().await.unwrap().json::<Value>().await.unwrap(), saved);
+
+    // Without a wait: 202, solving, with its URL.
+    let response = place.propose(&place.admin, &place.week_body(3), None).await;
+    assert_eq!(response.status(), 202);
+    let url = response.headers()["location"].to_str().unwrap().to_owned();
+    let queued: Value = response.json().await.unwrap();
+    assert_eq!((queued["status"].as_str(), queued.get("shifts")), (Some("solving"), None));
+    assert_eq!(url, format!("/api/planning/schedule-proposals/{}", queued["id"].as_str().unwrap()));
+
+    // With a wait long enough: 201 and the finished proposal.
+    let response = place.propose(&place.admin, &place.week_body(5), Some(60)).await;
+    assert_eq!(response.status(), 201);
+    assert_eq!(response.headers()["preference-applied"], "wait=60");
+    let proposal: Value = response.json().await.unwrap();
+    assert_eq!(proposal["status"], "ready", "{proposal}");
+    assert_eq!(proposal["weekOf"], place.week.to_string());
+    let shifts = proposal["shifts"].as_array().unwrap();
+    assert!(shifts.len() >= 14, "at least lunch and dinner every day: {proposal}");
+    // The rules and the availability hold.
+    let monday = (place.week + Duration::days(2)).to_string();
+    assert!(!shifts.iter().any(|s| s["employeeKey"] == "s1" && s["date"] == monday.as_str()));
+    assert!(hours_of(&proposal, "s1") <= 18.0);
+    for key in ["s2", "s3", "s4", "s5", "c1", "c2"] {
+        assert!(hours_of(&proposal, key) <= 40.0, "{key}");
+    }
+    for s in shifts {
+        let department = s["department"].as_str().unwrap();
+        assert_eq!(s["employeeKey"].as_str().unwrap().starts_with('c'), department == "BOH", "{s}");
+        // The usual times at Chicago (UTC-6 in this season), as instants.
+        let start = if s["block"] == "Lunch" {
+            "T17:00:00Z"
+        } else if department == "FOH" {
+            "T23:00:00Z"
+        } else {
+            "T22:00:00Z"
+        };
+        assert!(s["start"].as_str().unwrap().ends_with(start), "{s}");
+    }
+    // Needed against planned, the week's figures and the solver's.
+    let coverage = proposal["coverage"].as_array().unwrap();
+    assert!(coverage.iter().any(|c| c["hoursPlanned"].as_f64() > Some(0.0)));
+    let labor: f64 = shifts.iter().map(|s| s["cost"].as_f64().unwrap()).sum();
+    assert!((proposal["week"]["laborCost"].as_f64().unwrap() - labor).abs() < 0.01);
+    assert!(proposal["week"]["projectedSales"].as_f64().unwrap() > 10_000.0);
+    assert_eq!(proposal["week"]["splhTarget"], 90.0);
+    let solver = &proposal["solver"];
+    assert!(["optimal", "feasible"].contains(&solver["status"].as_str().unwrap()));
+    assert!(solver["lowerBound"].as_i64() <= solver["objective"].as_i64());
+
+    // The queued one is solved too, and both are listed, latest first, without their shifts.
+    let mut first = Value::Null;
+    for _ in 0..120 {
+        first = place.app.get_json(&url, &place.admin).await;
+        if first["status"] != "solving" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(first["status"], "ready");
+    let list = place
+        .app
+        .get_json(&format!("/api/planning/schedule-proposals?locationId={}", place.location), &place.admin)
+        .await;
+    let ids: Vec<&str> = list.as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [proposal["id"].as_str().unwrap(), first["id"].as_str().unwrap()]);
+    assert!(list[0].get("shifts").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_availability_is_refused_and_nothing_is_written() {
+    let place = restaurant().await.with_history().await;
+    let location = place.location.clone();
+    let row = |employee: Value| json!({ "locationId": location, "employees": [employee] });
+    let cases = [
+        (row(json!({ "employeeKey": "nobody" })), 422, "unknown_employee"),
+        (
+            json!({ "locationId": location, "employees": [{ "employeeKey": "s1" }, { "employeeKey": "s1" }] }),
+            400,
+            "validation_failed",
+        ),
+        (row(json!({ "employeeKey": "s1", "unavailableWeekdays": [7] })), 400, "validation_failed"),
+        (row(json!({ "employeeKey": "s1", "unavailableDates": ["2020-01-04"] })), 400, "validation_failed"),
+        (row(json!({ "employeeKey": "s1", "unavailableDates": ["next tuesday"] })), 400, "validation_failed"),
+        (row(json!({ "employeeKey": "s1", "maxWeeklyHours": 200 })), 400, "validation_failed"),
+        (row(json!({ "employeeKey": "s1", "preferredBlocks": ["Brunch"] })), 400, "validation_failed"),
+        (json!({ "locationId": uuid::Uuid::nil(), "employees": [{ "employeeKey": "s1" }] }), 404, "not_found"),
+    ];
+    for (body, status, code) in cases {
+        problem(place.put_availability(&place.admin, &body).await, status, code).await;
+    }
+    let member = place.app.tokens.member("user_member", TEAM);
+    problem(place.put_availability(&member, &row(json!({ "employeeKey": "s1" }))).await, 403, "forbidden").await;
+    let stranger = place.app.tokens.admin("user_other", "org_2");
+    problem(place.put_availability(&stranger, &row(json!({ "employeeKey": "s1" }))).await, 404, "not_found").await;
+    assert_eq!(place.app.count("planning_availability").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_that_cannot_be_planned_is_refused_and_nothing_is_queued() {
+    let empty = restaurant().await;
+    let other_week = (empty.week - Duration::days(1)).to_string();
+    let location = empty.location.clone();
+    let cases = [
+        (json!({ "locationId": location, "weekOf": other_week }), 400, "validation_failed"),
+        (
+            json!({ "locationId": location, "weekOf": empty.week.to_string(), "timeLimitSeconds": 0 }),
+            400,
+            "validation_failed",
+        ),
+        (
+            json!({ "locationId": location, "weekOf": empty.week.to_string(), "timeLimitSeconds": 121 }),
+            400,
+            "validation_failed",
+        ),
+        (json!({ "locationId": uuid::Uuid::nil(), "weekOf": empty.week.to_string() }), 404, "not_found"),
+        (empty.week_body(5), 409, "insufficient_history"),
+    ];
+    for (body, status, code) in cases {
+        problem(empty.propose(&empty.admin, &body, None).await, status, code).await;
+    }
+    let member = empty.app.tokens.member("user_member", TEAM);
+    problem(empty.propose(&member, &empty.week_body(5), None).await, 403, "forbidden").await;
+    // Sales but nobody on the schedule.
+    let rows: Vec<Value> = (1..=35)
+        .map(|day| {
+            json!({ "locationId": location, "date": (empty.week - Duration::days(day)).to_string(),
+                           "block": "Dinner", "food": 1000, "beverage": 0, "other": 0 })
+        })
+        .collect();
+    let response = empty.app.post_json("/api/analytics/sales", API_KEY, &json!({ "teamId": TEAM, "rows": rows })).await;
+    assert_eq!(response.status(), 200);
+    problem(empty.propose(&empty.admin, &empty.week_body(5), None).await, 422, "no_staff").await;
+    assert_eq!(empty.app.count("schedule_proposals").await, 0);
+    let unknown =
+        empty.app.get(&format!("/api/planning/schedule-proposals/{}", uuid::Uuid::nil())).bearer_auth(&empty.admin);
+    problem(unknown.send().await.unwrap(), 404, "not_found").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_teams_proposal_is_not_found() {
+    let place = restaurant().await.with_history().await;
+    let response = place.propose(&place.admin, &place.week_body(1), None).await;
+    assert_eq!(response.status(), 202);
+    let id = response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let stranger = place.app.tokens.admin("user_other", "org_2");
+    let other = place.app.get(&format!("/api/planning/schedule-proposals/{id}")).bearer_auth(&stranger);
+    problem(other.send().await.unwrap(), 404, "not_found").await;
+    let list = place.app.get_json("/api/planning/schedule-proposals", &stranger).await;
+    assert_eq!(list, json!([]));
+}
