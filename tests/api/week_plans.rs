@@ -286,3 +286,90 @@ async fn another_teams_proposal_is_not_found() {
     let list = place.app.get_json("/api/planning/schedule-proposals", &stranger).await;
     assert_eq!(list, json!([]));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn inside_the_notice_period_every_change_to_the_published_week_is_listed_with_its_premium() {
+    let place = restaurant().await.with_history().await;
+    // This week is published as a manager would: two servers at lunch, two or three at dinner (no
+    // doubles), one cook.
+    let mut published = Vec::new();
+    for day in 0..7 {
+        let date = place.week + Duration::days(day);
+        let weekend = matches!(date.weekday(), Weekday::Saturday | Weekday::Sunday);
+        let server = |n: i64| format!("s{}", 1 + (day + n) % 5);
+        for n in 0..2 {
+            published.push(shift(&server(n), Department::Foh, date, 11, 6));
+        }
+        for n in 2..if weekend { 5 } else { 4 } {
+            published.push(shift(&server(n), Department::Foh, date, 17, 6));
+        }
+        published.push(shift(&format!("c{}", 1 + day % 2), Department::Boh, date, 16, 7));
+    }
+    let mut conn = AsyncPgConnection::establish(&place.app.db_url).await.unwrap();
+    let location = opsd_core::LocationId(place.location.parse().unwrap());
+    opsd_postgres::upsert_shifts(&mut conn, location, &published, OffsetDateTime::now_utc()).await.unwrap();
+
+    let response = place.propose(&place.admin, &place.week_body(5), Some(60)).await;
+    assert_eq!(response.status(), 201);
+    let proposal: Value = response.json().await.unwrap();
+    assert_eq!(proposal["status"], "ready", "{proposal}");
+
+    // The changes are exactly the days where the proposal and the published week differ.
+    let day_of = |key: &str, date: &str, shifts: &[(String, String, String, String)]| {
+        shifts
+            .iter()
+            .find(|(k, d, _, _)| k == key && d == date)
+            .map(|(_, _, dept, block)| json!({ "department": dept, "block": block }))
+    };
+    let before: Vec<(String, String, String, String)> = published
+        .iter()
+        .map(|s| {
+            (
+                s.input.employee_key.clone(),
+                s.business_date.to_string(),
+                s.input.department.as_str().to_owned(),
+                s.daypart.as_str().to_owned(),
+            )
+        })
+        .collect();
+    let after: Vec<(String, String, String, String)> = proposal["shifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["employeeKey"].as_str().unwrap().into(),
+                s["date"].as_str().unwrap().into(),
+                s["department"].as_str().unwrap().into(),
+                s["block"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for key in ["s1", "s2", "s3", "s4", "s5", "c1", "c2"] {
+        for day in 0..7 {
+            let date = (place.week + Duration::days(day)).to_string();
+            let (from, to) = (day_of(key, &date, &before), day_of(key, &date, &after));
+            if from != to {
+                expected.push(json!({ "employeeKey": key, "date": date, "from": from, "to": to }));
+            }
+        }
+    }
+    let listed: Vec<Value> = proposal["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            assert_eq!(c["premium"], 15.0);
+            json!({ "employeeKey": c["employeeKey"], "date": c["date"], "from": c["from"], "to": c["to"] })
+        })
+        .collect();
+    let sorted = |mut rows: Vec<Value>| {
+        rows.sort_by_key(|r| r.to_string());
+        rows
+    };
+    assert_eq!(sorted(listed), sorted(expected.clone()));
+    assert_eq!(proposal["week"]["changePremiums"], 15.0 * expected.len() as f64);
+    // A change is made only where it is worth its premium: most of the published week stands.
+    assert!(expected.len() < before.len() / 2, "{} changes of {} published shifts", expected.len(), before.len());
+}

@@ -392,7 +392,8 @@ export interface paths {
          *     Answers 202 with the proposal (`solving`) and its URL in `Location`; with `Prefer: wait=N`, 201 with
          *     the finished proposal when it is done within N seconds. Under 4 weeks of sales history is 409
          *     `insufficient_history`; nobody in the 8 weeks of shifts before the week is 422 `no_staff`; no wage
-         *     on them 422 `no_wage`.
+         *     on them 422 `no_wage`. Fair workweek: a week starting within 14 days that has published shifts is
+         *     planned against them, each change costing its premium, and the proposal lists the changes.
          */
         post: operations["create_schedule_proposal"];
         delete?: never;
@@ -1566,6 +1567,11 @@ export interface components {
         };
         /** @description The week as proposed, against its goals. */
         ProposalWeek: {
+            /**
+             * Format: double
+             * @description Fair workweek: the premiums the changes to the published schedule owe (USD).
+             */
+            changePremiums: number;
             /** Format: double */
             hours: number;
             /** Format: double */
@@ -1703,8 +1709,31 @@ export interface components {
             /** Format: double */
             other: number;
         };
+        /**
+         * @description Fair workweek: one employee's day as proposed against the published schedule, inside the notice
+         *     period, with the premium the change owes them.
+         */
+        ScheduleChangeView: {
+            /** Format: date */
+            date: string;
+            employeeKey: string;
+            from?: null | components["schemas"]["ShiftSlot"];
+            /** @description `added`, `removed`, or `moved` (another block or department). */
+            kind: string;
+            /**
+             * Format: double
+             * @description USD.
+             */
+            premium: number;
+            to?: null | components["schemas"]["ShiftSlot"];
+        };
         ScheduleProposal: {
             bindingRules?: components["schemas"]["BindingRuleView"][] | null;
+            /**
+             * @description Fair workweek: for a week inside the notice period (14 days) that has published shifts, each
+             *     change to them; empty otherwise.
+             */
+            changes?: components["schemas"]["ScheduleChangeView"][] | null;
             /** Format: date-time */
             completedAt?: string | null;
             coverage?: components["schemas"]["ProposalCoverage"][] | null;
@@ -1820,6 +1849,10 @@ export interface components {
             /** Format: uuid */
             locationId: string;
             shift: components["schemas"]["ReportShift"];
+        };
+        ShiftSlot: {
+            block: components["schemas"]["Block"];
+            department: components["schemas"]["Department"];
         };
         /** @description One Server-Sent Event of the chat's answer, as a client's event parser hands it over. */
         SseEvent: {

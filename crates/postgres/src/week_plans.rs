@@ -11,8 +11,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{Decimal, Department, LocationId, PageRequest, StoreError, TeamId, Week};
 use opsd_optimization::Block;
 use opsd_planning::week_plan::{
-    Availability, AvailabilityWrite, BindingRule, ClaimedProposal, Coverage, PastShift, PlannedShift, PlanningInputs,
-    Proposal, ProposalKey, ProposalResult, ProposalStatus, SolverFigures, WeekPlanStore,
+    Availability, AvailabilityWrite, BindingRule, ChangeKind, ClaimedProposal, Coverage, PastShift, PlannedShift,
+    PlanningInputs, Proposal, ProposalKey, ProposalResult, ProposalStatus, ScheduleChange, SolverFigures,
+    WeekPlanStore,
 };
 use opsd_rostering::Status;
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime};
@@ -78,9 +79,24 @@ struct KeyRow {
     key: String,
 }
 
+impl PastShiftRow {
+    fn into_past(self) -> Result<PastShift, StoreError> {
+        Ok(PastShift {
+            department: department(&self.department)?,
+            block: block(&self.block)?,
+            employee_key: self.employee_key,
+            employee_name: self.employee_name,
+            role: self.role,
+            start: self.start_local,
+            minutes: self.minutes.max(0) as u32,
+            hourly_wage: self.hourly_wage,
+        })
+    }
+}
+
 const PROPOSAL_COLUMNS: &str = "id, location_id, week_of, status, reason, time_limit_seconds, created_at, completed_at, \
      projected_sales, hours, labor_cost, labor_pct, splh, splh_target, labor_pct_target, solver_status, objective, \
-     bound, gap, solve_seconds, binding_rules";
+     bound, gap, solve_seconds, binding_rules, changes";
 
 #[derive(QueryableByName)]
 struct ProposalRow {
@@ -126,6 +142,8 @@ struct ProposalRow {
     solve_seconds: Option<f64>,
     #[diesel(sql_type = Nullable<Jsonb>)]
     binding_rules: Option<serde_json::Value>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    changes: Option<serde_json::Value>,
 }
 
 #[derive(QueryableByName)]
@@ -204,44 +222,48 @@ fn solver_status(raw: &str) -> Result<Status, StoreError> {
 impl ProposalRow {
     fn into_proposal(self, result: Option<(Vec<PlannedShift>, Vec<Coverage>)>) -> Result<Proposal, StoreError> {
         let status = ProposalStatus::parse(&self.status).ok_or_else(|| corrupt("status", &self.status))?;
-        let result = match (result, self.solver_status.as_deref()) {
-            (Some((shifts, coverage)), Some(raw_status)) => Some(ProposalResult {
-                shifts,
-                coverage,
-                projected_sales: self.projected_sales.unwrap_or_default(),
-                hours: self.hours.unwrap_or_default(),
-                labor_cost: self.labor_cost.unwrap_or_default(),
-                labor_pct: self.labor_pct,
-                splh: self.splh,
-                splh_target: self.splh_target,
-                labor_pct_target: self.labor_pct_target,
-                solver: SolverFigures {
-                    status: solver_status(raw_status)?,
-                    objective: self.objective.unwrap_or_default(),
-                    bound: self.bound.unwrap_or_default(),
-                    gap: self.gap.unwrap_or_default(),
-                    seconds: self.solve_seconds.unwrap_or_default(),
-                },
-                binding_rules: self
-                    .binding_rules
-                    .as_ref()
-                    .and_then(|value| value.as_array())
-                    .map(|rules| {
-                        rules
-                            .iter()
-                            .map(|rule| BindingRule {
-                                rule: rule["rule"].as_str().unwrap_or_default().to_owned(),
-                                employees: rule["employees"]
-                                    .as_array()
-                                    .map(|keys| keys.iter().filter_map(|k| k.as_str().map(str::to_owned)).collect())
-                                    .unwrap_or_default(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            }),
-            _ => None,
-        };
+        let result =
+            match (result, self.solver_status.as_deref()) {
+                (Some((shifts, coverage)), Some(raw_status)) => Some(ProposalResult {
+                    shifts,
+                    coverage,
+                    projected_sales: self.projected_sales.unwrap_or_default(),
+                    hours: self.hours.unwrap_or_default(),
+                    labor_cost: self.labor_cost.unwrap_or_default(),
+                    labor_pct: self.labor_pct,
+                    splh: self.splh,
+                    splh_target: self.splh_target,
+                    labor_pct_target: self.labor_pct_target,
+                    solver: SolverFigures {
+                        status: solver_status(raw_status)?,
+                        objective: self.objective.unwrap_or_default(),
+                        bound: self.bound.unwrap_or_default(),
+                        gap: self.gap.unwrap_or_default(),
+                        seconds: self.solve_seconds.unwrap_or_default(),
+                    },
+                    binding_rules: self
+                        .binding_rules
+                        .as_ref()
+                        .and_then(|value| value.as_array())
+                        .map(|rules| {
+                            rules
+                                .iter()
+                                .map(|rule| BindingRule {
+                                    rule: rule["rule"].as_str().unwrap_or_default().to_owned(),
+                                    employees: rule["employees"]
+                                        .as_array()
+                                        .map(|keys| keys.iter().filter_map(|k| k.as_str().map(str::to_owned)).collect())
+                                        .unwrap_or_default(),
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    changes: self.changes.as_ref().and_then(|v| v.as_array()).map_or(Ok(Vec::new()), |changes| {
+                        changes.iter().map(change_from_json).collect::<Result<_, _>>()
+                    })?,
+                }),
+                _ => None,
+            };
         Ok(Proposal {
             id: self.id,
             location: LocationId(self.location_id),
@@ -254,6 +276,68 @@ impl ProposalRow {
             result,
         })
     }
+}
+
+fn department_block(value: &serde_json::Value) -> Result<Option<(Department, Block)>, StoreError> {
+    match value.as_array().map(Vec::as_slice) {
+        Some([department_name, block_name]) => Ok(Some((
+            department(department_name.as_str().unwrap_or_default())?,
+            block(block_name.as_str().unwrap_or_default())?,
+        ))),
+        _ => Ok(None),
+    }
+}
+
+fn change_from_json(value: &serde_json::Value) -> Result<ScheduleChange, StoreError> {
+    let text = |key: &str| value[key].as_str().unwrap_or_default();
+    Ok(ScheduleChange {
+        employee_key: text("employeeKey").to_owned(),
+        date: Date::parse(text("date"), &time::format_description::well_known::Iso8601::DATE)
+            .map_err(|_| corrupt("change date", text("date")))?,
+        kind: ChangeKind::parse(text("kind")).ok_or_else(|| corrupt("change kind", text("kind")))?,
+        from: department_block(&value["from"])?,
+        to: department_block(&value["to"])?,
+        premium: text("premium").parse().map_err(|_| corrupt("change premium", text("premium")))?,
+    })
+}
+
+fn change_to_json(change: &ScheduleChange) -> serde_json::Value {
+    let pair = |pair: Option<(Department, Block)>| pair.map(|(d, b)| serde_json::json!([d.as_str(), b.as_str()]));
+    serde_json::json!({
+        "employeeKey": change.employee_key,
+        "date": change.date.to_string(),
+        "kind": change.kind.as_str(),
+        "from": pair(change.from),
+        "to": pair(change.to),
+        "premium": change.premium.to_string(),
+    })
+}
+
+/// The location's published shifts from `from` to the day before `to`, at its local times. Drafts (a
+/// proposal sent to 7shifts among them) are not what was run.
+async fn local_shifts(
+    conn: &mut AsyncPgConnection,
+    location: LocationId,
+    from: Date,
+    to: Date,
+    timezone: &str,
+) -> Result<Vec<PastShift>, StoreError> {
+    let rows: Vec<PastShiftRow> = prepared(
+        "SELECT s.employee_key, s.employee_name, s.role, s.department, s.daypart AS block, \
+                (s.start_at AT TIME ZONE $4) AS start_local, \
+                (extract(epoch FROM s.end_at - s.start_at) / 60)::int AS minutes, s.hourly_wage \
+         FROM schedule_shifts s \
+         WHERE s.location_id = $1 AND s.business_date >= $2 AND s.business_date < $3 AND NOT s.is_draft \
+         ORDER BY s.start_at, s.id",
+    )
+    .bind::<SqlUuid, _>(location.0)
+    .bind::<SqlDate, _>(from)
+    .bind::<SqlDate, _>(to)
+    .bind::<Text, _>(timezone)
+    .load(conn)
+    .await
+    .map_err(store_error)?;
+    rows.into_iter().map(PastShiftRow::into_past).collect()
 }
 
 async fn owned_timezone(
@@ -283,22 +367,8 @@ impl WeekPlanStore for PgWeekPlanStore {
         let Some(timezone) = owned_timezone(&mut conn, team, location).await.map_err(store_error)? else {
             return Ok(None);
         };
-        // Published shifts only: drafts (a proposal sent to 7shifts among them) are not what was run.
-        let shifts: Vec<PastShiftRow> = prepared(
-            "SELECT s.employee_key, s.employee_name, s.role, s.department, s.daypart AS block, \
-                    (s.start_at AT TIME ZONE $4) AS start_local, \
-                    (extract(epoch FROM s.end_at - s.start_at) / 60)::int AS minutes, s.hourly_wage \
-             FROM schedule_shifts s \
-             WHERE s.location_id = $1 AND s.business_date >= $2 AND s.business_date < $3 AND NOT s.is_draft \
-             ORDER BY s.start_at, s.id",
-        )
-        .bind::<SqlUuid, _>(location.0)
-        .bind::<SqlDate, _>(since)
-        .bind::<SqlDate, _>(until)
-        .bind::<Text, _>(&timezone)
-        .load(&mut conn)
-        .await
-        .map_err(store_error)?;
+        let history = local_shifts(&mut conn, location, since, until, &timezone).await?;
+        let published = local_shifts(&mut conn, location, until, until + Duration::days(7), &timezone).await?;
         let availability: Vec<AvailabilityRow> = prepared(
             "SELECT employee_key, unavailable_weekdays, unavailable_dates, preferred_blocks, max_weekly_minutes \
              FROM planning_availability WHERE location_id = $1 ORDER BY employee_key",
@@ -309,21 +379,8 @@ impl WeekPlanStore for PgWeekPlanStore {
         .map_err(store_error)?;
         Ok(Some(PlanningInputs {
             timezone,
-            history: shifts
-                .into_iter()
-                .map(|row| {
-                    Ok(PastShift {
-                        department: department(&row.department)?,
-                        block: block(&row.block)?,
-                        employee_key: row.employee_key,
-                        employee_name: row.employee_name,
-                        role: row.role,
-                        start: row.start_local,
-                        minutes: row.minutes.max(0) as u32,
-                        hourly_wage: row.hourly_wage,
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
+            history,
+            published,
             availability: availability
                 .into_iter()
                 .map(|row| {
@@ -479,7 +536,7 @@ impl WeekPlanStore for PgWeekPlanStore {
                 "UPDATE schedule_proposals SET status = 'ready', completed_at = $3, lease_token = NULL, \
                      leased_until = NULL, projected_sales = $4, hours = $5, labor_cost = $6, labor_pct = $7, \
                      splh = $8, splh_target = $9, labor_pct_target = $10, solver_status = $11, objective = $12, \
-                     bound = $13, gap = $14, solve_seconds = $15, binding_rules = $16 \
+                     bound = $13, gap = $14, solve_seconds = $15, binding_rules = $16, changes = $17 \
                  WHERE id = $1 AND lease_token = $2 AND status = 'solving'",
             )
             .bind::<SqlUuid, _>(id)
@@ -498,6 +555,7 @@ impl WeekPlanStore for PgWeekPlanStore {
             .bind::<Double, _>(result.solver.gap)
             .bind::<Double, _>(result.solver.seconds)
             .bind::<Jsonb, _>(binding)
+            .bind::<Jsonb, _>(serde_json::Value::Array(result.changes.iter().map(change_to_json).collect()))
             .execute(conn)
             .await?;
             if updated == 0 {

@@ -41,7 +41,8 @@ pub use nudges::{Announcement, AnnouncementRequest, PublishAnswer};
 pub use planning::{
     AvailabilityRequest, AvailabilityView, Backtest, BindingRuleView, BlockForecast, DepartmentVariance,
     EmployeeAvailability, ForecastDay, ForecastReport, ProposalCoverage, ProposalRequest, ProposalShift,
-    ProposalSolver, ProposalWeek, ScheduleProposal, VarianceDay, VarianceLine, VarianceReport, VarianceSpan,
+    ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot, VarianceDay, VarianceLine,
+    VarianceReport, VarianceSpan,
 };
 pub use push::{
     SendRequest, SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,

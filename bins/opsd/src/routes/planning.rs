@@ -18,7 +18,7 @@ pub use wire::{
 
 pub use week_wire::{
     AvailabilityRequest, AvailabilityView, BindingRuleView, EmployeeAvailability, ProposalCoverage, ProposalRequest,
-    ProposalShift, ProposalSolver, ProposalWeek, ScheduleProposal,
+    ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot,
 };
 
 use self::week_wire::{LocationQuery, ProposalListQuery};
@@ -123,7 +123,8 @@ fn preferred_wait(req: &HttpRequest) -> Option<Duration> {
 /// Answers 202 with the proposal (`solving`) and its URL in `Location`; with `Prefer: wait=N`, 201 with
 /// the finished proposal when it is done within N seconds. Under 4 weeks of sales history is 409
 /// `insufficient_history`; nobody in the 8 weeks of shifts before the week is 422 `no_staff`; no wage
-/// on them 422 `no_wage`.
+/// on them 422 `no_wage`. Fair workweek: a week starting within 14 days that has published shifts is
+/// planned against them, each change costing its premium, and the proposal lists the changes.
 #[utoipa::path(post, path = "/api/planning/schedule-proposals", operation_id = "create_schedule_proposal",
     tags = ["planning"], request_body = ProposalRequest,
     params(("Prefer" = Option<String>, Header, description = "`wait=N`: answer 201 with the finished proposal if it is done within N seconds")),

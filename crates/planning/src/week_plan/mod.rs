@@ -16,7 +16,7 @@ mod tests;
 
 pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_from_history};
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
-pub use model::{Coverage, ProposedShift, WeekModel};
+pub use model::{ChangeKind, Coverage, ProposedShift, ScheduleChange, WeekModel};
 pub use plan::{PlanFailure, PlannedWeek, SolverFigures, plan_week};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::MockWeekPlanStore;

@@ -28,6 +28,9 @@ pub struct WeekModel {
     pub staff: Vec<StaffMember>,
     pub needs: Vec<BlockNeed>,
     pub rules: PlanRules,
+    /// The week's published shifts (employee, date, department, block) when it is inside the notice
+    /// period; empty otherwise.
+    pub published: Vec<(String, Date, Department, Block)>,
 }
 
 /// One shift of a proposal, at the location's local times.
@@ -43,6 +46,40 @@ pub struct ProposedShift {
     pub end: PrimitiveDateTime,
     pub hours: Decimal,
     pub cost: Decimal,
+}
+
+/// How a proposed day differs from the published one, for one employee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Added,
+    Removed,
+    Moved,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Moved => "moved",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [ChangeKind::Added, ChangeKind::Removed, ChangeKind::Moved].into_iter().find(|kind| kind.as_str() == raw)
+    }
+}
+
+/// A change to a published schedule inside the notice period, with the premium it owes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleChange {
+    pub employee_key: String,
+    pub date: Date,
+    pub kind: ChangeKind,
+    /// The published shift's department and block, and the proposed one's.
+    pub from: Option<(Department, Block)>,
+    pub to: Option<(Department, Block)>,
+    pub premium: Decimal,
 }
 
 /// Needed against planned for one day, block and department.
@@ -150,7 +187,75 @@ impl WeekModel {
             off_requests,
             cover,
         };
-        Self { week, instance, templates, staff, needs, rules }
+        Self { week, instance, templates, staff, needs, rules, published: Vec::new() }
+    }
+
+    /// Fair workweek: the published schedule of the week kept unless a change is worth its premium.
+    /// Each published shift is an on-request weighted by the premium; each day an employee was not
+    /// published on is an off-request of that weight on every shift they could work.
+    pub fn keeping_published(mut self, published: &[(String, Date, Department, Block)]) -> Self {
+        let dates = self.week.days();
+        let premium = self.rules.change_premium_cents;
+        for (employee, member) in self.staff.iter().enumerate() {
+            for (day, date) in dates.iter().enumerate() {
+                let kept = published.iter().find(|(key, on, _, _)| *key == member.key && on == date);
+                for (shift, template) in self.templates.iter().enumerate() {
+                    let request = ShiftRequest { employee, day, shift, weight: premium };
+                    match kept {
+                        Some((_, _, department, block))
+                            if template.department == *department && template.block == *block =>
+                        {
+                            self.instance.on_requests.push(request);
+                        }
+                        None if member.role_in(template.department).is_some() => {
+                            self.instance.off_requests.push(request)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        self.published = published.to_vec();
+        self
+    }
+
+    /// Every shift of the published schedule the roster does not keep, and every shift it adds, for
+    /// the employees the week plans. A published double (two shifts in a day) keeps at most one: the
+    /// model proposes one shift a day.
+    pub fn changes(&self, roster: &Roster) -> Vec<ScheduleChange> {
+        if self.published.is_empty() {
+            return Vec::new();
+        }
+        let premium = Decimal::new(self.rules.change_premium_cents, 2);
+        let dates = self.week.days();
+        let mut changes = Vec::new();
+        for (member, row) in self.staff.iter().zip(&roster.days) {
+            for (day, date) in dates.iter().enumerate() {
+                let mut from: Vec<(Department, Block)> = self
+                    .published
+                    .iter()
+                    .filter(|(key, on, _, _)| *key == member.key && on == date)
+                    .map(|(_, _, department, block)| (*department, *block))
+                    .collect();
+                let to = row[day].map(|s| (self.templates[s].department, self.templates[s].block));
+                let change = |kind, from, to| ScheduleChange {
+                    employee_key: member.key.clone(),
+                    date: *date,
+                    kind,
+                    from,
+                    to,
+                    premium,
+                };
+                match to {
+                    Some(slot) if from.contains(&slot) => from.retain(|published| *published != slot),
+                    Some(slot) if from.is_empty() => changes.push(change(ChangeKind::Added, None, Some(slot))),
+                    Some(slot) => changes.push(change(ChangeKind::Moved, Some(from.remove(0)), Some(slot))),
+                    None => {}
+                }
+                changes.extend(from.into_iter().map(|slot| change(ChangeKind::Removed, Some(slot), None)));
+            }
+        }
+        changes
     }
 
     /// The roster as shifts, by employee then day.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use opsd_rostering::{Engine, RosterSolver, SolveOptions, Status};
 use rust_decimal::Decimal;
 
-use super::model::{Coverage, ProposedShift, WeekModel};
+use super::model::{Coverage, ProposedShift, ScheduleChange, WeekModel};
 
 /// A proposed week and what it was solved to.
 #[derive(Debug, Clone)]
@@ -22,6 +22,8 @@ pub struct PlannedWeek {
     pub solver: SolverFigures,
     /// The rules that kept the plan from covering more, each with the employees they held back.
     pub binding_rules: Vec<(&'static str, Vec<String>)>,
+    /// Fair workweek: the changes to the published schedule, each with its premium.
+    pub changes: Vec<ScheduleChange>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +71,7 @@ pub async fn plan_week<S: RosterSolver>(
     Ok(PlannedWeek {
         coverage: model.coverage(&shifts),
         binding_rules: model.binding_rules(roster),
+        changes: model.changes(roster),
         labor_pct: positive(projected_sales).map(|sales| (labor_cost / sales * Decimal::ONE_HUNDRED).round_dp(2)),
         splh: positive(hours).map(|hours| (projected_sales / hours).round_dp(2)),
         projected_sales,

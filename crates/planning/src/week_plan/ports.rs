@@ -16,6 +16,8 @@ pub struct PlanningInputs {
     /// The location's IANA time zone.
     pub timezone: String,
     pub history: Vec<PastShift>,
+    /// The published shifts of the 7 days from `until`: the schedule a fair-workweek plan keeps.
+    pub published: Vec<PastShift>,
     pub availability: Vec<Availability>,
 }
 
@@ -40,8 +42,8 @@ pub struct ClaimedProposal {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait WeekPlanStore: Send + Sync {
-    /// The location's shifts from `since` to the day before `until` at its local times, and its
-    /// availability; `None` when the location is not the team's.
+    /// The location's published shifts from `since` to the day before `until` and of the week from
+    /// `until`, at its local times, and its availability; `None` when the location is not the team's.
     async fn inputs(
         &self,
         team: &TeamId,

@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use super::model::Coverage;
+use super::model::{Coverage, ScheduleChange};
 use super::plan::SolverFigures;
 
 opsd_core::wire_enum! {
@@ -60,6 +60,14 @@ pub struct ProposalResult {
     pub labor_pct_target: Option<Decimal>,
     pub solver: SolverFigures,
     pub binding_rules: Vec<BindingRule>,
+    /// Fair workweek: each change to the week's published schedule with the premium it owes.
+    pub changes: Vec<ScheduleChange>,
+}
+
+impl ProposalResult {
+    pub fn change_premiums(&self) -> Decimal {
+        self.changes.iter().map(|change| change.premium).sum()
+    }
 }
 
 /// One shift of a proposal, its times as instants (the location's local times with their offset).

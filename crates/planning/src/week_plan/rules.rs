@@ -16,6 +16,12 @@ pub struct PlanRules {
     pub understaffed_sales_at_risk_pct: u32,
     /// What not granting a preference costs, in cents.
     pub preference_weight_cents: i64,
+    /// Fair workweek: a week that starts within this many days of today has its published schedule
+    /// kept unless a change is worth more than its premium.
+    pub notice_days: u32,
+    /// Fair workweek: the premium owed to the employee for each changed shift (added, removed or
+    /// moved to another block or department), in cents.
+    pub change_premium_cents: i64,
 }
 
 impl Default for PlanRules {
@@ -27,6 +33,8 @@ impl Default for PlanRules {
             min_shift_minutes: 4 * 60,
             understaffed_sales_at_risk_pct: 30,
             preference_weight_cents: 500,
+            notice_days: 14,
+            change_premium_cents: 1500,
         }
     }
 }

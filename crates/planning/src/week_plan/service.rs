@@ -214,14 +214,24 @@ impl WeekPlanService {
         let Some(timezone) = time_tz::timezones::get_by_name(&inputs.timezone) else {
             return Ok(Err(format!("the location's time zone {} is unknown", inputs.timezone)));
         };
-        let model = WeekModel::new(
+        let everyone: Vec<_> = inputs.history.iter().chain(&inputs.published).cloned().collect();
+        let mut model = WeekModel::new(
             claimed.week,
-            staff_from_history(&inputs.history),
+            staff_from_history(&everyone),
             &templates_from_history(&inputs.history),
             needs_from_forecast(&forecast, &inputs.history),
             &inputs.availability,
             self.rules.clone(),
         );
+        let notice_ends = self.clock.now().date() + Duration::days(i64::from(self.rules.notice_days));
+        if claimed.week.start() < notice_ends {
+            let published: Vec<_> = inputs
+                .published
+                .iter()
+                .map(|s| (s.employee_key.clone(), s.start.date(), s.department, s.block))
+                .collect();
+            model = model.keeping_published(&published);
+        }
         let projected_sales = forecast.days.iter().filter_map(|d| d.forecast_sales).sum();
         let options = SolveOptions {
             time_limit: std::time::Duration::from_secs(u64::from(claimed.time_limit_seconds)),
@@ -262,6 +272,7 @@ impl WeekPlanService {
             splh_target,
             labor_pct_target,
             solver: planned.solver,
+            changes: planned.changes,
             binding_rules: planned
                 .binding_rules
                 .into_iter()

@@ -101,7 +101,7 @@ fn history(weeks: i64) -> PlanningInputs {
             )
         })
         .collect();
-    PlanningInputs { timezone: "America/Chicago".into(), history, availability: vec![] }
+    PlanningInputs { timezone: "America/Chicago".into(), history, published: vec![], availability: vec![] }
 }
 
 fn sales(weeks: i64) -> ForecastData {

@@ -207,3 +207,53 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
     assert_eq!(planned.solver.objective, 11_250 + 12_000, "the wage, and one of the two people short at $120");
     assert_ne!(planned.solver.status, Status::Infeasible);
 }
+
+#[test]
+fn a_published_week_inside_the_notice_is_kept_unless_a_change_is_worth_its_premium() {
+    let staff = vec![member("ana", &[Department::Foh], 15), member("ben", &[Department::Foh], 15)];
+    let model = WeekModel::new(week(), staff, &templates(), vec![], &[], PlanRules::default());
+    let saturday = week().start();
+    let published = vec![("ana".to_owned(), saturday, Department::Foh, Block::Dinner)];
+    let model = model.keeping_published(&published);
+    // Ana's published dinner is an on-request worth the premium; every other cell she or Ben could
+    // work is an off-request of the same weight.
+    assert_eq!(
+        model.instance.on_requests,
+        vec![opsd_rostering::ShiftRequest { employee: 0, day: 0, shift: 1, weight: 1500 }]
+    );
+    assert_eq!(model.instance.off_requests.len(), 6 * 3 + 7 * 3, "3 FOH shifts a day; Ana's Saturday is published");
+
+    let mut roster = Roster::empty(&model.instance);
+    assert_eq!(evaluate(&model.instance, &roster).objective.total(), 1500, "dropping Ana's dinner costs the premium");
+    roster.days[0][0] = Some(0); // Ana moved to lunch.
+    roster.days[1][3] = Some(1); // Ben added on Tuesday.
+    let changes = model.changes(&roster);
+    let kinds: Vec<_> = changes.iter().map(|c| (c.employee_key.as_str(), c.kind, c.from, c.to)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("ana", ChangeKind::Moved, Some((Department::Foh, Block::Dinner)), Some((Department::Foh, Block::Lunch))),
+            ("ben", ChangeKind::Added, None, Some((Department::Foh, Block::Dinner))),
+        ]
+    );
+    assert!(changes.iter().all(|c| c.premium == Decimal::from(15)));
+    let objective = evaluate(&model.instance, &roster).objective;
+    assert_eq!(objective.on_requests + objective.off_requests, 2 * 1500, "two changes, two premiums");
+    roster.days[0][0] = Some(1);
+    roster.days[1][3] = None;
+    assert!(model.changes(&roster).is_empty());
+
+    // A published double keeps one of its shifts: the other is removed.
+    let double = vec![
+        ("ben".to_owned(), saturday, Department::Foh, Block::Lunch),
+        ("ben".to_owned(), saturday, Department::Foh, Block::Dinner),
+    ];
+    let staff = vec![member("ben", &[Department::Foh], 15)];
+    let model =
+        WeekModel::new(week(), staff, &templates(), vec![], &[], PlanRules::default()).keeping_published(&double);
+    let mut roster = Roster::empty(&model.instance);
+    roster.days[0][0] = Some(1);
+    let changes = model.changes(&roster);
+    assert_eq!(changes.len(), 1);
+    assert_eq!((changes[0].kind, changes[0].from), (ChangeKind::Removed, Some((Department::Foh, Block::Lunch))));
+}

@@ -204,6 +204,8 @@ pub struct ProposalWeek {
     /// The mean of the week's days' SPLH targets; null without goals.
     splh_target: Option<f64>,
     labor_pct_target: Option<f64>,
+    /// Fair workweek: the premiums the changes to the published schedule owe (USD).
+    change_premiums: f64,
 }
 
 /// What the engine reached: the objective (cents of wages, sales at risk and preferences not granted),
@@ -217,6 +219,34 @@ pub struct ProposalSolver {
     lower_bound: i64,
     gap: f64,
     seconds: f64,
+}
+
+/// Fair workweek: one employee's day as proposed against the published schedule, inside the notice
+/// period, with the premium the change owes them.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleChangeView {
+    employee_key: String,
+    #[serde(with = "opsd_core::iso_date")]
+    #[schema(value_type = String, format = Date)]
+    date: Date,
+    /// `added`, `removed`, or `moved` (another block or department).
+    kind: &'static str,
+    /// The published shift's department and block; null when nothing was published that day.
+    from: Option<ShiftSlot>,
+    /// The proposed one; null when the proposal takes the day away.
+    to: Option<ShiftSlot>,
+    /// USD.
+    premium: f64,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShiftSlot {
+    #[schema(value_type = wire::Department)]
+    department: Department,
+    #[schema(value_type = wire::Block)]
+    block: Block,
 }
 
 /// A rule that kept the proposal from covering more, with the employees it held back.
@@ -257,6 +287,10 @@ pub struct ScheduleProposal {
     solver: Option<ProposalSolver>,
     #[serde(skip_serializing_if = "Option::is_none")]
     binding_rules: Option<Vec<BindingRuleView>>,
+    /// Fair workweek: for a week inside the notice period (14 days) that has published shifts, each
+    /// change to them; empty otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Vec<ScheduleChangeView>>,
 }
 
 impl ScheduleProposal {
@@ -285,6 +319,7 @@ impl From<domain::Proposal> for ScheduleProposal {
                 splh: r.splh.map(number),
                 splh_target: r.splh_target.map(number),
                 labor_pct_target: r.labor_pct_target.map(number),
+                change_premiums: number(r.change_premiums()),
             }),
             solver: result.as_ref().map(|r| ProposalSolver {
                 status: r.solver.status.name(),
@@ -297,6 +332,21 @@ impl From<domain::Proposal> for ScheduleProposal {
                 r.binding_rules
                     .iter()
                     .map(|b| BindingRuleView { rule: b.rule.clone(), employee_keys: b.employees.clone() })
+                    .collect()
+            }),
+            changes: result.as_ref().map(|r| {
+                let slot =
+                    |pair: Option<(Department, Block)>| pair.map(|(department, block)| ShiftSlot { department, block });
+                r.changes
+                    .iter()
+                    .map(|c| ScheduleChangeView {
+                        employee_key: c.employee_key.clone(),
+                        date: c.date,
+                        kind: c.kind.as_str(),
+                        from: slot(c.from),
+                        to: slot(c.to),
+                        premium: number(c.premium),
+                    })
                     .collect()
             }),
             coverage: result.as_ref().map(|r| {

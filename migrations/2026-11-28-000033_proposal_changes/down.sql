@@ -1,0 +1,1 @@
+ALTER TABLE schedule_proposals DROP COLUMN changes;
