@@ -99,7 +99,8 @@ async fn the_console_works_in_chromium_and_never_leaves_its_origin() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_demo_fills_every_console_page_and_each_passes_axe() {
     let app = TestApp::spawn_with(|config| config.operator_user_ids = vec!["user_demo".into()]).await;
-    let size = opsd::seed::DemoSize { locations: 1, weeks: 3 };
+    // Five weeks: the proposal planned from the console needs four weeks of sales before its week.
+    let size = opsd::seed::DemoSize { locations: 1, weeks: 5 };
     let demo = opsd::seed::seed_demo(&app.db(), size).await.expect("the demo seeds");
     let statuses = app.text_pairs("SELECT status, count(*)::text FROM incidents GROUP BY 1 ORDER BY 1").await;
     let statuses: Vec<&str> = statuses.iter().map(|(status, _)| status.as_str()).collect();
@@ -124,8 +125,9 @@ async fn the_demo_fills_every_console_page_and_each_passes_axe() {
     let axe = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "the demo's pages:\n{axe}\n{}", String::from_utf8_lossy(&output.stderr));
     let results: serde_json::Value = serde_json::from_str(axe.trim()).expect("axe's results");
-    assert_eq!(results.as_object().unwrap().len(), 7, "every page was audited: {results}");
-    for page in ["week", "compliance", "compliance-current", "incidents", "incident", "jobs", "queue"] {
+    assert_eq!(results.as_object().unwrap().len(), 9, "every page was audited: {results}");
+    for page in ["week", "plans", "plan", "compliance", "compliance-current", "incidents", "incident", "jobs", "queue"]
+    {
         assert!(shots.join(format!("demo-{page}.png")).exists(), "demo-{page}.png was taken");
     }
 }

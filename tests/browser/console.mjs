@@ -53,8 +53,8 @@ try {
   check((await member.locator('strong[data-status="investigating"]').count()) === 1, "the status changed");
   await member.screenshot({ path: `${shots}/console-incident.png`, fullPage: true });
 
-  // A member cannot open the operator pages.
-  for (const path of ["/console/jobs", "/console/queue"]) {
+  // A member cannot open the operator pages, nor plan the week (managers do).
+  for (const path of ["/console/jobs", "/console/queue", "/console/plans"]) {
     const refused = await member.goto(`${base}${path}`);
     check(refused.status() === 403, `${path} answered a member ${refused.status()}`);
     check(!(await member.locator("table").count()), `${path} showed a member no data`);

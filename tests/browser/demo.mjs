@@ -45,6 +45,21 @@ try {
   const unsold = await page.locator('tr[data-day]:has(td[data-sales="0"]) td:last-child').allTextContents();
   check(unsold.every((cell) => cell.trim() === "—"), `a day without sales shows a dash for goals met: ${unsold}`);
 
+  // A week planned from the console's form: the proposal page once the engine is done.
+  await open("plans", "/console/plans");
+  await page.click("form.pickers button[type=submit]");
+  const planPath = new URL(page.url()).pathname;
+  check(/^\/console\/plans\/[0-9a-f-]{36}$/.test(planPath), `the form opened the proposal: ${page.url()}`);
+  for (let i = 0; i < 60 && (await page.locator("table.roster").count()) === 0; i++) {
+    await page.waitForTimeout(1000);
+    await page.reload();
+  }
+  await open("plan", planPath);
+  check((await page.locator("table.roster tr[data-employee]").count()) >= 3, "the proposal has employees by days");
+  check((await page.locator("table.roster td.shift").count()) >= 14, "every day is staffed");
+  check((await page.locator("svg[role=img] rect.bar").count()) >= 14, "the chart has a bar per day and block");
+  check(["optimal", "feasible"].includes(await text(page, "[data-solver]")), "the solver's status is shown");
+
   await open("compliance", "/console/compliance");
   check((await page.locator("table.grid").count()) >= 1, "a grid per location");
   check((await page.locator("td.slot.filed").count()) > 0, "most reports are filed");

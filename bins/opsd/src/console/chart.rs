@@ -117,6 +117,55 @@ pub fn week(days: &[Day]) -> Markup {
     }
 }
 
+/// One day and block of a proposal: the hours planned against the hours needed.
+pub struct Slot {
+    pub label: String,
+    pub planned: Decimal,
+    pub needed: Decimal,
+}
+
+/// The table that holds the needs chart's numbers.
+pub const NEEDS_ID: &str = "needs-numbers";
+
+/// A proposal's hours by day and block: planned as bars, needed as the dashed mark the week chart
+/// gives the sales goal, on one hours scale.
+pub fn needs(slots: &[Slot]) -> Markup {
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let hour_ticks = ticks(slots.iter().flat_map(|s| [s.planned, s.needed]).map(f).fold(8.0, f64::max));
+    let top = *hour_ticks.last().expect("at least one tick");
+    let slot = plot_w / slots.len().max(1) as f64;
+    let y = |v: f64| TOP + plot_h - v / top * plot_h;
+    let x = |i: usize| LEFT + slot * i as f64 + slot / 2.0;
+    html! {
+        svg viewBox={ "0 0 " (WIDTH) " " (HEIGHT) } width="100%" role="img" aria-describedby=(NEEDS_ID)
+            aria-label="Hours planned against hours needed, by day and block" {
+            @for tick in &hour_ticks {
+                line class="grid" x1=(LEFT) x2=(WIDTH - RIGHT) y1=(format!("{:.1}", y(*tick))) y2=(format!("{:.1}", y(*tick))) {}
+                text class="tick hours" x=(LEFT - 8.0) y=(format!("{:.1}", y(*tick) + 4.0)) text-anchor="end" { (format!("{tick:.0} h")) }
+            }
+            text class="axis-title" x="12" y=(TOP + plot_h / 2.0) text-anchor="middle"
+                transform={ "rotate(-90 12 " (TOP + plot_h / 2.0) ")" } { "Hours" }
+            line class="axis" x1=(LEFT) y1=(TOP) x2=(LEFT) y2=(TOP + plot_h) {}
+            line class="axis" x1=(LEFT) y1=(TOP + plot_h) x2=(WIDTH - RIGHT) y2=(TOP + plot_h) {}
+            @for (i, s) in slots.iter().enumerate() {
+                @let bar_h = f(s.planned) / top * plot_h;
+                rect class="bar" data-slot=(s.label) x=(format!("{:.1}", x(i) - slot * 0.3)) y=(format!("{:.1}", TOP + plot_h - bar_h))
+                    width=(format!("{:.1}", slot * 0.6)) height=(format!("{:.1}", bar_h)) {}
+                line class="goal" x1=(format!("{:.1}", x(i) - slot * 0.4)) x2=(format!("{:.1}", x(i) + slot * 0.4))
+                    y1=(format!("{:.1}", y(f(s.needed)))) y2=(format!("{:.1}", y(f(s.needed)))) {}
+                @for (line, part) in s.label.split(' ').enumerate() {
+                    text class="slot-label" x=(format!("{:.1}", x(i))) y=(HEIGHT - BOTTOM + 14.0 + 12.0 * line as f64) text-anchor="middle" { (part) }
+                }
+            }
+        }
+        p class="legend" {
+            (swatch(html! { rect class="bar" x="4" y="1" width="16" height="10" {} }, "hours planned"))
+            (swatch(html! { line class="goal" x1="0" y1="6" x2="24" y2="6" {} }, "hours needed"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

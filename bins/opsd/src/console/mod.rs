@@ -8,6 +8,7 @@ mod compliance;
 mod incidents;
 mod jobs;
 mod page;
+mod plans;
 mod queue;
 mod sign_in;
 mod week;
@@ -18,6 +19,7 @@ pub use compliance::page as compliance;
 pub use incidents::{change_status as incident_status, detail as incident, list as incidents};
 pub use jobs::page as jobs;
 pub use page::{STYLESHEET_PATH, stylesheet};
+pub use plans::{detail as plan, list as plans, propose as propose_plan};
 pub use queue::{page as queue, retry as retry_guest_event};
 pub use sign_in::{
     DevSignInDoor, PATH as DEV_SIGN_IN_PATH, issue_link as issue_dev_sign_in_link, sign_in as dev_sign_in,

@@ -8,8 +8,14 @@ pub const STYLESHEET_PATH: &str = "/console/console.css";
 const STYLESHEET: &str = include_str!("../../assets/console.css");
 
 /// The console's sections, in the order the navigation shows them.
-const SECTIONS: [(&str, &str); 5] =
-    [("week", "Week"), ("incidents", "Incidents"), ("compliance", "Compliance"), ("jobs", "Jobs"), ("queue", "Queue")];
+const SECTIONS: [(&str, &str); 6] = [
+    ("week", "Week"),
+    ("plans", "Plans"),
+    ("incidents", "Incidents"),
+    ("compliance", "Compliance"),
+    ("jobs", "Jobs"),
+    ("queue", "Queue"),
+];
 
 pub fn layout(section: &str, title: &str, body: Markup) -> Markup {
     html! {

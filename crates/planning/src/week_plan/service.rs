@@ -224,7 +224,7 @@ impl WeekPlanService {
             self.rules.clone(),
         );
         let notice_ends = self.clock.now().date() + Duration::days(i64::from(self.rules.notice_days));
-        if claimed.week.start() < notice_ends {
+        if claimed.week.start() < notice_ends && !inputs.published.is_empty() {
             let published: Vec<_> = inputs
                 .published
                 .iter()

@@ -142,8 +142,8 @@ fn cover_asks_for_the_people_the_hours_call_for_weighted_by_the_sales_at_risk() 
     assert_eq!(model.instance.cover.len(), 1, "no BOH late-night shift exists to cover");
     let cover = &model.instance.cover[0];
     assert_eq!((cover.day, cover.shift, cover.requirement), (0, 1, 2), "15 h of 7.5 h shifts");
-    // $100 of sales an hour, 7.5 h, 30 % at risk: $225.
-    assert_eq!((cover.under_weight, cover.over_weight), (22_500, 0));
+    // $100 of sales an hour, 7.5 h, all at risk: $750.
+    assert_eq!((cover.under_weight, cover.over_weight), (75_000, 0));
 }
 
 #[test]
@@ -204,7 +204,7 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
     assert_eq!((planned.hours, planned.labor_cost), (Decimal::new(75, 1), Decimal::new(11250, 2)));
     assert_eq!(planned.labor_pct, Some(Decimal::new(1406, 2)));
     assert_eq!(planned.splh, Some(Decimal::new(10667, 2)));
-    assert_eq!(planned.solver.objective, 11_250 + 12_000, "the wage, and one of the two people short at $120");
+    assert_eq!(planned.solver.objective, 11_250 + 40_000, "the wage, and one of the two people short at $400");
     assert_ne!(planned.solver.status, Status::Infeasible);
 }
 
