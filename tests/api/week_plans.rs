@@ -39,9 +39,22 @@ fn shift(key: &str, department: Department, date: Date, start: u8, hours: i64) -
 }
 
 async fn restaurant() -> Restaurant {
-    let app = TestApp::spawn().await;
+    restaurant_on(TestApp::spawn().await, None).await
+}
+
+/// A restaurant whose location is linked to 7shifts location `scheduler` when one is given.
+async fn restaurant_on(app: TestApp, scheduler: Option<&str>) -> Restaurant {
     let admin = app.tokens.admin("user_admin", TEAM);
-    let location = app.create_location_in(TEAM, "Downtown", ZONE).await;
+    let location = match scheduler {
+        None => app.create_location_in(TEAM, "Downtown", ZONE).await,
+        Some(provider) => {
+            let body =
+                json!({ "name": "Downtown", "slug": "downtown", "timezone": ZONE, "schedulerLocationId": provider });
+            let response = app.post_json("/api/locations", &admin, &body).await;
+            assert_eq!(response.status(), 201);
+            response.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
+        }
+    };
     let mut week = OffsetDateTime::now_utc().date();
     while week.weekday() != Weekday::Saturday {
         week -= Duration::days(1);
@@ -372,4 +385,82 @@ async fn inside_the_notice_period_every_change_to_the_published_week_is_listed_w
     assert_eq!(proposal["week"]["changePremiums"], 15.0 * expected.len() as f64);
     // A change is made only where it is worth its premium: most of the published week stands.
     assert!(expected.len() < before.len() / 2, "{} changes of {} published shifts", expected.len(), before.len());
+}
+
+async fn ready_proposal(place: &Restaurant, week: Date) -> String {
+    let body = json!({ "locationId": place.location, "weekOf": week.to_string(), "timeLimitSeconds": 3 });
+    let response = place.propose(&place.admin, &body, Some(60)).await;
+    assert_eq!(response.status(), 201);
+    let proposal: Value = response.json().await.unwrap();
+    assert_eq!(proposal["status"], "ready");
+    proposal["id"].as_str().unwrap().to_owned()
+}
+
+async fn publish(place: &Restaurant, token: &str, id: &str) -> reqwest::Response {
+    let path = format!("/api/planning/schedule-proposals/{id}/publish");
+    place.app.post(&path).bearer_auth(token).send().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_goes_to_7shifts_as_drafts_once_even_when_a_publish_is_cut_off() {
+    let provider = opsd_tests::seven_shifts_fake::Fake7ShiftsServer::start().await;
+    let app = TestApp::spawn_with(provider.configure()).await;
+    let place = restaurant_on(app, Some("100")).await.with_history().await;
+    assert_eq!(place.app.get_json("/cron/sync-7shifts-roles", opsd_tests::CRON_SECRET).await["status"], "ok");
+    let id = ready_proposal(&place, place.week).await;
+    let proposal = place.app.get_json(&format!("/api/planning/schedule-proposals/{id}"), &place.admin).await;
+    let shifts = proposal["shifts"].as_array().unwrap().len() as u32;
+
+    // The provider takes the first create and loses its answer: the publish stops, to be resumed.
+    provider.fake.fail_creates(1);
+    problem(publish(&place, &place.admin, &id).await, 502, "provider_failed").await;
+    assert_eq!(provider.fake.created(), 1);
+    // Resumed: the lost one is found by its note, the rest are created; again, nothing is created.
+    let resumed: Value = publish(&place, &place.admin, &id).await.json().await.unwrap();
+    assert_eq!(resumed, json!({ "created": shifts - 1, "alreadySent": 1 }));
+    let again: Value = publish(&place, &place.admin, &id).await.json().await.unwrap();
+    assert_eq!(again, json!({ "created": 0, "alreadySent": shifts }));
+    assert_eq!(provider.fake.created(), shifts, "one draft per shift, however often it was published");
+
+    // As 7shifts holds them: drafts, with the role's id at the location and the proposal's note.
+    let drafts = provider.fake.shifts("100");
+    assert_eq!(drafts.len() as u32, shifts);
+    for draft in &drafts {
+        assert_eq!(draft["draft"], true);
+        let role = if draft["user_id"].as_str().unwrap().starts_with('c') { 4 } else { 3 };
+        assert_eq!(draft["role_id"], role, "{draft}");
+        assert!(draft["notes"].as_str().unwrap().starts_with(&format!("opsd schedule proposal {id} shift ")));
+    }
+    // The next sync reads them back as drafts: scheduled, never labor.
+    assert_eq!(place.app.get_json("/cron/sync-schedule-from-7shifts", opsd_tests::CRON_SECRET).await["status"], "ok");
+    let synced = place.app.text_pairs("SELECT is_draft::text, count(*)::text FROM schedule_shifts WHERE provider_shift_id ~ '^[0-9]+$' GROUP BY 1").await;
+    assert_eq!(synced, [("true".to_owned(), shifts.to_string())]);
+    let variance = place
+        .app
+        .get(&format!("/api/analytics/variance?teamId={TEAM}&weekOf={}&locationId={}", place.week, place.location))
+        .bearer_auth(API_KEY);
+    let variance: Value = variance.send().await.unwrap().json().await.unwrap();
+    assert_eq!(variance["totals"]["total"]["scheduledHours"], 0.0, "drafts are not labor: {variance}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_publish_that_cannot_go_is_refused_and_nothing_reaches_7shifts() {
+    let provider = opsd_tests::seven_shifts_fake::Fake7ShiftsServer::start().await;
+    let app = TestApp::spawn_with(provider.configure()).await;
+    let place = restaurant_on(app, Some("100")).await.with_history().await;
+    // Last week: planned after the fact (a backtest), but past sending.
+    let last_week = ready_proposal(&place, place.week - Duration::days(7)).await;
+    problem(publish(&place, &place.admin, &last_week).await, 409, "week_passed").await;
+    let current = ready_proposal(&place, place.week).await;
+    let member = place.app.tokens.member("user_member", TEAM);
+    problem(publish(&place, &member, &current).await, 403, "forbidden").await;
+    let stranger = place.app.tokens.admin("user_other", "org_2");
+    problem(publish(&place, &stranger, &current).await, 404, "not_found").await;
+    problem(publish(&place, &place.admin, &uuid::Uuid::nil().to_string()).await, 404, "not_found").await;
+    assert_eq!(provider.fake.created(), 0);
+
+    // A location not linked to a 7shifts location.
+    let unlinked = restaurant().await.with_history().await;
+    let id = ready_proposal(&unlinked, unlinked.week).await;
+    problem(publish(&unlinked, &unlinked.admin, &id).await, 422, "not_linked").await;
 }

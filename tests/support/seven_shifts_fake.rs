@@ -24,6 +24,9 @@ struct State {
     stalled: HashMap<String, std::time::Duration>,
     throttle_next: u32,
     requests: u32,
+    next_id: i64,
+    created: u32,
+    fail_creates: u32,
 }
 
 impl Default for State {
@@ -38,6 +41,9 @@ impl Default for State {
             stalled: HashMap::new(),
             throttle_next: 0,
             requests: 0,
+            next_id: 10_000,
+            created: 0,
+            fail_creates: 0,
         }
     }
 }
@@ -125,6 +131,20 @@ impl Fake7Shifts {
     pub fn requests(&self) -> u32 {
         self.state.lock().unwrap().requests
     }
+
+    /// Shifts created through `POST .../shifts`.
+    pub fn created(&self) -> u32 {
+        self.state.lock().unwrap().created
+    }
+
+    /// The next `times` creates keep the shift but answer 500.
+    pub fn fail_creates(&self, times: u32) {
+        self.state.lock().unwrap().fail_creates = times;
+    }
+
+    pub fn shifts(&self, location: &str) -> Vec<Value> {
+        self.state.lock().unwrap().shifts.get(location).cloned().unwrap_or_default()
+    }
 }
 
 fn page<V: Borrow<Value>>(items: &[V], request: &Request, page_size: usize) -> ResponseTemplate {
@@ -157,11 +177,24 @@ impl Respond for Fake7Shifts {
                 }
                 let stall = state.stalled.get(&location).copied();
                 let drafts = query.get("draft").is_some_and(|d| d == "true");
+                let user = query.get("user_id").cloned();
+                let since = query.get("start[gte]").and_then(|v| time::OffsetDateTime::parse(v, &Rfc3339).ok());
+                let until = query.get("start[lte]").and_then(|v| time::OffsetDateTime::parse(v, &Rfc3339).ok());
+                let starts =
+                    |s: &Value| time::OffsetDateTime::parse(s["start"].as_str().unwrap_or_default(), &Rfc3339).ok();
                 // References only: cloning every shift for each page made the fake quadratic.
                 let items: Vec<&Value> = state
                     .shifts
                     .get(&location)
-                    .map(|shifts| shifts.iter().filter(|s| s["draft"].as_bool() == Some(drafts)).collect())
+                    .map(|shifts| {
+                        shifts
+                            .iter()
+                            .filter(|s| s["draft"].as_bool() == Some(drafts))
+                            .filter(|s| user.as_ref().is_none_or(|u| s["user_id"].to_string().trim_matches('"') == u))
+                            .filter(|s| since.is_none_or(|t| starts(s) >= Some(t)))
+                            .filter(|s| until.is_none_or(|t| starts(s).is_some_and(|at| at <= t)))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let answer = page(&items, request, size);
                 match stall {
@@ -226,6 +259,46 @@ impl Respond for Fake7Shifts {
     }
 }
 
+/// `POST /v2/company/{id}/shifts`: the create-shift call. The shift is kept as the listings show it
+/// (a draft unless `draft` is false) and answered as `{"data": shift}`; `fail_creates` makes the next
+/// creates answer 500 after they are kept, as a provider that took a shift and lost the answer.
+struct CreateShift(Fake7Shifts);
+
+impl Respond for CreateShift {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut state = self.0.state.lock().unwrap();
+        state.requests += 1;
+        if state.throttle_next > 0 {
+            state.throttle_next -= 1;
+            return ResponseTemplate::new(429).insert_header("retry-after", "1");
+        }
+        let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
+            return ResponseTemplate::new(400).set_body_json(json!({ "error": "invalid JSON" }));
+        };
+        let (Some(location), Some(_), Some(_)) =
+            (body["location_id"].as_i64(), body["start"].as_str(), body["end"].as_str())
+        else {
+            return ResponseTemplate::new(422)
+                .set_body_json(json!({ "error": "location_id, start and end are required" }));
+        };
+        state.next_id += 1;
+        let draft = body["draft"].as_bool().unwrap_or(false);
+        let created = json!({
+            "id": state.next_id, "user_id": body["user_id"], "role_id": body["role_id"], "location_id": location,
+            "company_id": 1, "department_id": null, "start": body["start"], "end": body["end"], "hourly_wage": 1500,
+            "draft": draft, "deleted": false, "open": false, "publish_status": if draft { "draft" } else { "published" },
+            "notes": body["notes"], "breaks": [], "created": body["start"], "modified": body["start"],
+        });
+        state.shifts.entry(location.to_string()).or_default().push(created.clone());
+        state.created += 1;
+        if state.fail_creates > 0 {
+            state.fail_creates -= 1;
+            return ResponseTemplate::new(500).set_body_string("{\"error\":\"internal\"}");
+        }
+        ResponseTemplate::new(201).set_body_json(json!({ "data": created, "object": "shift" }))
+    }
+}
+
 impl Fake7ShiftsServer {
     /// Points a server's configuration at this fake.
     pub fn configure(&self) -> impl FnOnce(&mut opsd::config::Config) + use<> {
@@ -252,6 +325,12 @@ impl Fake7ShiftsServer {
             .and(path_regex(format!("^/v2/company/{COMPANY}/(shifts|time_punches|users|roles|departments)$")))
             .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
             .respond_with(fake.clone())
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path_regex(format!("^/v2/company/{COMPANY}/shifts$")))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(CreateShift(fake.clone()))
             .mount(&server)
             .await;
         Self { server, fake }

@@ -65,7 +65,8 @@ pub struct Problem {
     /// A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
     /// not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, idempotency_outcome_unknown, rate_limited, circuit_open, payload_too_large,
     /// unsupported_media_type, method_not_allowed, not_configured, unavailable, internal; the week
-    /// planner's insufficient_history, no_staff, no_wage and unknown_employee.
+    /// planner's insufficient_history, no_staff, no_wage, unknown_employee, not_ready,
+    /// publish_in_progress, week_passed, not_linked and provider_failed.
     pub code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<ProblemField>>,
@@ -308,6 +309,12 @@ impl From<opsd_planning::week_plan::PlanRefusal> for ApiError {
             PlanRefusal::NoStaff => (StatusCode::UNPROCESSABLE_ENTITY, "no_staff"),
             PlanRefusal::NoWage => (StatusCode::UNPROCESSABLE_ENTITY, "no_wage"),
             PlanRefusal::UnknownEmployees(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unknown_employee"),
+            PlanRefusal::NotReady => (StatusCode::CONFLICT, "not_ready"),
+            PlanRefusal::PublishInProgress => (StatusCode::CONFLICT, "publish_in_progress"),
+            PlanRefusal::WeekPassed => (StatusCode::CONFLICT, "week_passed"),
+            PlanRefusal::NotLinked => (StatusCode::UNPROCESSABLE_ENTITY, "not_linked"),
+            PlanRefusal::SchedulerNotConfigured => return ApiError::NotConfigured("7shifts (SCHEDULER_API_TOKEN)"),
+            PlanRefusal::ProviderFailed(_) => (StatusCode::BAD_GATEWAY, "provider_failed"),
         };
         ApiError::CannotPlan {
             status,

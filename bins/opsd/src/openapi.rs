@@ -43,7 +43,7 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::ForecastReport, routes::ForecastDay, routes::BlockForecast, routes::Backtest, Department,
         routes::AvailabilityRequest, routes::AvailabilityView, routes::EmployeeAvailability, routes::ProposalRequest,
         routes::ScheduleProposal, routes::ProposalWeek, routes::ProposalShift, routes::ProposalCoverage,
-        routes::ProposalSolver, routes::BindingRuleView, routes::ScheduleChangeView, routes::ShiftSlot,
+        routes::ProposalSolver, routes::BindingRuleView, routes::ScheduleChangeView, routes::ShiftSlot, routes::DraftsPublished,
     )),
     modifiers(&SecuritySchemes),
     tags(

@@ -23,7 +23,7 @@ use opsd_outbound::{
     SlackWebhookChat, VapidKeys, VapidPushSender,
 };
 use opsd_planning::PlanningService;
-use opsd_planning::week_plan::{PlanRules, WeekPlanService};
+use opsd_planning::week_plan::{DraftScheduler, PlanRules, PublishService, WeekPlanService};
 use opsd_push::PushService;
 use opsd_scheduling::{LegacyScheduleView, PunchSync, ScheduleService, SchedulingProvider};
 use opsd_solver::HighsSolver;
@@ -345,7 +345,8 @@ async fn wire(
     }
 
     let schedule_store = Arc::new(PgScheduleStore::new(db.clone()));
-    let seven_shifts = match (&config.scheduler.token, &config.scheduler.company_id) {
+    // One client for the syncs and the drafts, so both keep to the provider's one rate limit.
+    let seven_shifts_client = match (&config.scheduler.token, &config.scheduler.company_id) {
         (Some(token), Some(company_id)) => Some(Arc::new(SevenShifts::new(SevenShiftsConfig {
             base_url: config.scheduler.base_url.clone(),
             token: token.clone(),
@@ -353,9 +354,15 @@ async fn wire(
             timeout: Duration::from_secs(15),
             backoff: Duration::from_millis(500),
             max_wait: Duration::from_secs(30),
-        })) as Arc<dyn SchedulingProvider>),
+        }))),
         _ => None,
     };
+    let seven_shifts = seven_shifts_client.clone().map(|client| client as Arc<dyn SchedulingProvider>);
+    let publishes = Arc::new(PublishService::new(
+        Arc::new(PgWeekPlanStore::new(db.clone())),
+        seven_shifts_client.map(|client| client as Arc<dyn DraftScheduler>),
+        clock.clone(),
+    ));
     let schedule = Arc::new(LegacyScheduleView::new(schedule_store.clone(), clock.clone()));
     let punch_sync = seven_shifts.clone().map(|provider| {
         Arc::new(PunchSync::new(
@@ -433,6 +440,7 @@ async fn wire(
         reports: ReportService::new(Arc::new(PgReportStore::new(db.clone())), clock.clone()),
         optimization,
         week_plans,
+        publishes,
         proposal_wake,
         planning: PlanningService::new(planning_store, Arc::new(variances), Arc::new(forecasts)),
         coupons: CouponService::new(coupon_store, clock.clone()),

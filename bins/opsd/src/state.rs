@@ -38,6 +38,8 @@ pub struct AppState {
     pub planning: opsd_planning::PlanningService,
     /// Availability and schedule proposals (the week planner).
     pub week_plans: Arc<opsd_planning::week_plan::WeekPlanService>,
+    /// Proposals sent to 7shifts as drafts.
+    pub publishes: Arc<opsd_planning::week_plan::PublishService>,
     /// Wakes this instance's proposal solvers when a proposal is queued here.
     pub proposal_wake: Arc<tokio::sync::Notify>,
     pub coupons: CouponService,

@@ -422,6 +422,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/planning/schedule-proposals/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a ready proposal's shifts to 7shifts as drafts (the provider's create-shift call, at its rate
+         *     limit), for the manager to review and publish there; the next schedule sync reads them back as
+         *     drafts, which count as labor only once published. Idempotent: a repeated publish creates nothing
+         *     twice, and one cut off halfway resumes where it stopped. Refusals: 409 `not_ready`,
+         *     `publish_in_progress` or `week_passed`; 422 `not_linked` (the location has no `schedulerLocationId`);
+         *     502 `provider_failed` (publish again to resume); 503 `not_configured`.
+         */
+        post: operations["publish_schedule_proposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/push/send": {
         parameters: {
             query?: never;
@@ -1070,6 +1094,13 @@ export interface components {
         DepartmentVariance: components["schemas"]["VarianceLine"] & {
             department: components["schemas"]["Department"];
         };
+        /** @description What a publish did: drafts created now, and those an earlier publish had sent. */
+        DraftsPublished: {
+            /** Format: int32 */
+            alreadySent: number;
+            /** Format: int32 */
+            created: number;
+        };
         /** @description One employee's availability at a location. */
         EmployeeAvailability: {
             /** @description The employee's key as the schedule sync stores it (their 7shifts user id). */
@@ -1477,7 +1508,8 @@ export interface components {
              * @description A stable machine word: validation_failed, malformed_json, unauthorized, forbidden,
              *     not_found, conflict, delivery_conflict, idempotency_mismatch, idempotency_in_progress, idempotency_outcome_unknown, rate_limited, circuit_open, payload_too_large,
              *     unsupported_media_type, method_not_allowed, not_configured, unavailable, internal; the week
-             *     planner's insufficient_history, no_staff, no_wage and unknown_employee.
+             *     planner's insufficient_history, no_staff, no_wage, unknown_employee, not_ready,
+             *     publish_in_progress, week_passed, not_linked and provider_failed.
              */
             code: string;
             detail: string;
@@ -3284,6 +3316,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScheduleProposal"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    publish_schedule_proposal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (as Stripe's API and the IETF httpapi draft): the first answer to a key (1 to 255 visible ASCII characters, a UUID say) is kept for at least 24 hours with a hash of the request; the same caller sending the same key and request again gets that answer again, with `Idempotent-Replayed: true`, and nothing happens twice. The same key with another method, path or body is 422 `idempotency_mismatch`; while the first request still runs, 409 `idempotency_in_progress`; when it stopped without an answer (its server failed), 409 `idempotency_outcome_unknown` and it never runs again. Keys belong to their caller (a user, or an API key). Every answer is kept, a 5xx too: a replayed 5xx means the outcome is unknown; look, then use a new key. Only a 429 lets the key go. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftsPublished"];
                 };
             };
             /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */

@@ -220,6 +220,10 @@ test("planning the week: availability and schedule proposals", async () => {
   calls("GET", "/api/planning/schedule-proposals/{id}");
   const missing = { params: { path: { id: randomUUID() } } };
   refused(await admin.GET("/api/planning/schedule-proposals/{id}", missing), 404, "not_found");
+
+  calls("POST", "/api/planning/schedule-proposals/{id}/publish");
+  refused(await admin.POST("/api/planning/schedule-proposals/{id}/publish", missing), 404, "not_found");
+  refused(await member.POST("/api/planning/schedule-proposals/{id}/publish", missing), 403, "forbidden");
 });
 
 test("shift and manager reports", async () => {

@@ -13,6 +13,7 @@ use crate::calls::{Target, observed};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use opsd_planning::week_plan::{DraftError, DraftScheduler, DraftShift};
 use opsd_scheduling::{
     Break, ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser, PunchWindow,
     SchedulingProvider,
@@ -43,7 +44,12 @@ pub struct SevenShiftsConfig {
 pub struct SevenShifts {
     config: SevenShiftsConfig,
     client: reqwest::Client,
+    /// When the next request may go: 7shifts allows 10 a second per token.
+    next_slot: tokio::sync::Mutex<tokio::time::Instant>,
 }
+
+/// The provider's rate limit, kept with a margin: one request per this interval.
+const REQUEST_INTERVAL: Duration = Duration::from_millis(110);
 
 #[derive(Deserialize)]
 struct Page<T> {
@@ -75,6 +81,18 @@ struct ShiftJson {
     deleted: bool,
     #[serde(default)]
     breaks: Vec<BreakJson>,
+    #[serde(default)]
+    notes: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CreatedJson {
+    data: CreatedShift,
+}
+
+#[derive(Deserialize)]
+struct CreatedShift {
+    id: Value,
 }
 
 #[derive(Deserialize)]
@@ -204,7 +222,7 @@ impl ShiftJson {
 impl SevenShifts {
     pub fn new(config: SevenShiftsConfig) -> Self {
         let client = reqwest::Client::builder().timeout(config.timeout).build().expect("a reqwest client");
-        Self { config, client }
+        Self { config, client, next_slot: tokio::sync::Mutex::new(tokio::time::Instant::now()) }
     }
 
     fn url(&self, resource: &str) -> String {
@@ -234,12 +252,32 @@ impl SevenShifts {
         }
     }
 
-    /// One GET, retried on 429 (after `Retry-After`), 5xx and timeouts, a bounded number of times.
     async fn get<T: DeserializeOwned>(&self, resource: &str, params: &[(&str, String)]) -> Result<T, ProviderError> {
+        self.send(|| self.client.get(self.url(resource)).query(params), true).await
+    }
+
+    /// Waits for the next of the provider's request slots.
+    async fn paced(&self) {
+        let mut next = self.next_slot.lock().await;
+        let now = tokio::time::Instant::now();
+        let at = (*next).max(now);
+        *next = at + REQUEST_INTERVAL;
+        drop(next);
+        tokio::time::sleep_until(at).await;
+    }
+
+    /// One request, paced to the provider's rate and retried on 429 (after `Retry-After`), a bounded
+    /// number of times; and, when `may_repeat` (a read), on 5xx and timeouts too. A create is not
+    /// repeated where it may have been taken: its caller looks for it before trying again.
+    async fn send<T: DeserializeOwned>(
+        &self,
+        request: impl Fn() -> reqwest::RequestBuilder,
+        may_repeat: bool,
+    ) -> Result<T, ProviderError> {
         let mut wait = self.config.backoff;
         for attempt in 0..=RETRIES {
-            let request =
-                self.client.get(self.url(resource)).bearer_auth(self.config.token.expose_secret()).query(params);
+            self.paced().await;
+            let request = request().bearer_auth(self.config.token.expose_secret());
             let sent = observed(Target::SevenShifts, request).await;
             let retry = match sent {
                 Ok(response) if response.status().is_success() => {
@@ -265,14 +303,14 @@ impl SevenShifts {
                     after.unwrap_or(wait)
                 }
                 Ok(response) if response.status().is_server_error() => {
-                    if attempt == RETRIES {
+                    if attempt == RETRIES || !may_repeat {
                         return Err(ProviderError::ServerError(response.status().as_u16()));
                     }
                     wait
                 }
                 Ok(response) => return Err(ProviderError::ClientError(response.status().as_u16())),
                 Err(error) => {
-                    if attempt == RETRIES {
+                    if attempt == RETRIES || !(may_repeat || error.is_connect()) {
                         return Err(if error.is_timeout() { ProviderError::Timeout } else { ProviderError::Network });
                     }
                     wait
@@ -353,6 +391,55 @@ impl SchedulingProvider for SevenShifts {
     async fn departments(&self) -> Result<Vec<ProviderDepartment>, ProviderError> {
         let departments: Vec<DepartmentJson> = self.all("departments", &[]).await?;
         Ok(departments.into_iter().map(|d| ProviderDepartment { id: id(&d.id), name: d.name }).collect())
+    }
+}
+
+/// An id as 7shifts takes it: a number when it is one.
+fn provider_id(raw: &str) -> Value {
+    raw.parse::<i64>().map_or_else(|_| Value::String(raw.to_owned()), Value::from)
+}
+
+/// Drafts of a schedule proposal: `POST /v2/company/{id}/shifts` with `draft: true` (the create-shift
+/// reference: `location_id`, `user_id`, `role_id` where the location uses roles, `start` and `end` in
+/// UTC, `notes`, and `draft` "if true the shift is not published"); the answer's `data.id` is the new
+/// shift. `department_id` is left out: it is required only where a location uses departments, and this
+/// service maps departments from roles.
+#[async_trait]
+impl DraftScheduler for SevenShifts {
+    async fn create_draft(&self, shift: &DraftShift) -> Result<String, DraftError> {
+        let body = serde_json::json!({
+            "location_id": provider_id(&shift.location),
+            "user_id": provider_id(&shift.user),
+            "role_id": shift.role.as_deref().map(provider_id),
+            "start": shift.start.format(&Rfc3339).expect("formats"),
+            "end": shift.end.format(&Rfc3339).expect("formats"),
+            "notes": shift.notes,
+            "draft": true,
+        });
+        let created: CreatedJson = self
+            .send(|| self.client.post(self.url("shifts")).json(&body), false)
+            .await
+            .map_err(|error| DraftError::Failed(error.to_string()))?;
+        Ok(id(&created.data.id))
+    }
+
+    async fn drafts(
+        &self,
+        location: &str,
+        user: &str,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Result<Vec<(String, String)>, DraftError> {
+        let query = [
+            ("location_id", location.to_owned()),
+            ("user_id", user.to_owned()),
+            ("start[gte]", from.format(&Rfc3339).expect("formats")),
+            ("start[lte]", to.format(&Rfc3339).expect("formats")),
+            ("draft", "true".to_owned()),
+        ];
+        let shifts: Vec<ShiftJson> =
+            self.all("shifts", &query).await.map_err(|error| DraftError::Failed(error.to_string()))?;
+        Ok(shifts.into_iter().map(|s| (id(&s.id), s.notes.unwrap_or_default())).collect())
     }
 }
 

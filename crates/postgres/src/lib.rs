@@ -23,6 +23,7 @@ mod pipelined;
 mod planning;
 mod pool;
 mod prepared;
+mod proposal_publish;
 mod punches;
 mod push;
 mod replicas;

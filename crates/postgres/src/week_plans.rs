@@ -24,7 +24,7 @@ use crate::prepared::prepared;
 use crate::{Db, store_error};
 
 pub struct PgWeekPlanStore {
-    db: Db,
+    pub(crate) db: Db,
 }
 
 impl PgWeekPlanStore {

@@ -40,9 +40,9 @@ pub use incidents::{
 pub use nudges::{Announcement, AnnouncementRequest, PublishAnswer};
 pub use planning::{
     AvailabilityRequest, AvailabilityView, Backtest, BindingRuleView, BlockForecast, DepartmentVariance,
-    EmployeeAvailability, ForecastDay, ForecastReport, ProposalCoverage, ProposalRequest, ProposalShift,
-    ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot, VarianceDay, VarianceLine,
-    VarianceReport, VarianceSpan,
+    DraftsPublished, EmployeeAvailability, ForecastDay, ForecastReport, ProposalCoverage, ProposalRequest,
+    ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot, VarianceDay,
+    VarianceLine, VarianceReport, VarianceSpan,
 };
 pub use push::{
     SendRequest, SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,
@@ -93,6 +93,7 @@ fn table() -> Vec<Route> {
         planning::propose,
         planning::proposal,
         planning::proposals,
+        planning::publish,
         coupons::create_offer,
         coupons::offer,
         coupons::reservation,

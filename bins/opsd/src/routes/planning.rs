@@ -17,8 +17,8 @@ pub use wire::{
 };
 
 pub use week_wire::{
-    AvailabilityRequest, AvailabilityView, BindingRuleView, EmployeeAvailability, ProposalCoverage, ProposalRequest,
-    ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot,
+    AvailabilityRequest, AvailabilityView, BindingRuleView, DraftsPublished, EmployeeAvailability, ProposalCoverage,
+    ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot,
 };
 
 use self::week_wire::{LocationQuery, ProposalListQuery};
@@ -187,4 +187,22 @@ pub async fn proposals(
     let page = PageQuery { limit: query.limit, cursor: query.cursor }.request()?;
     let page = state.week_plans.proposals(&caller, query.location_id.map(LocationId), page).await?;
     Ok(page_response(&req, page.map(ScheduleProposal::from)))
+}
+
+/// Sends a ready proposal's shifts to 7shifts as drafts (the provider's create-shift call, at its rate
+/// limit), for the manager to review and publish there; the next schedule sync reads them back as
+/// drafts, which count as labor only once published. Idempotent: a repeated publish creates nothing
+/// twice, and one cut off halfway resumes where it stopped. Refusals: 409 `not_ready`,
+/// `publish_in_progress` or `week_passed`; 422 `not_linked` (the location has no `schedulerLocationId`);
+/// 502 `provider_failed` (publish again to resume); 503 `not_configured`.
+#[utoipa::path(post, path = "/api/planning/schedule-proposals/{id}/publish", operation_id = "publish_schedule_proposal",
+    tags = ["planning"], params(("id" = Uuid, Path)), security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = DraftsPublished)))]
+pub async fn publish(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let published = state.publishes.publish(&caller, *id).await?;
+    Ok(HttpResponse::Ok().json(DraftsPublished::from(published)))
 }

@@ -7,6 +7,7 @@ mod model;
 mod plan;
 mod ports;
 mod proposal;
+mod publish;
 mod rules;
 mod service;
 #[cfg(test)]
@@ -20,10 +21,16 @@ pub use model::{ChangeKind, Coverage, ProposedShift, ScheduleChange, WeekModel};
 pub use plan::{PlanFailure, PlannedWeek, SolverFigures, plan_week};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::MockWeekPlanStore;
-pub use ports::{AvailabilityWrite, ClaimedProposal, PlanningInputs, WeekPlanStore};
+pub use ports::{
+    AvailabilityWrite, ClaimedProposal, DraftError, DraftScheduler, DraftShift, PlanningInputs, PublishClaim,
+    PublishStart, PublishStore, WeekPlanStore,
+};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockDraftScheduler, MockPublishStore};
 pub use proposal::{
     BindingRule, DEFAULT_TIME_LIMIT_SECONDS, PlannedShift, Proposal, ProposalKey, ProposalResult, ProposalStatus,
     TIME_LIMIT_SECONDS,
 };
+pub use publish::{PublishService, Published};
 pub use rules::PlanRules;
 pub use service::{MAX_AVAILABILITY_ROWS, PlanRefusal, STAFF_WEEKS, WeekPlanError, WeekPlanService};

@@ -88,3 +88,74 @@ pub trait WeekPlanStore: Send + Sync {
         page: &PageRequest<ProposalKey>,
     ) -> Result<Vec<Proposal>, StoreError>;
 }
+
+/// A proposal's shift as the scheduling provider takes it: a draft, which a manager publishes there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftShift {
+    /// The provider's ids: the location, the user (the employee key) and the role, when it has one.
+    pub location: String,
+    pub user: String,
+    pub role: Option<String>,
+    pub start: OffsetDateTime,
+    pub end: OffsetDateTime,
+    /// Says which proposal and shift it came from: how a publish cut off after a create finds it.
+    pub notes: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DraftError {
+    #[error("the scheduling provider is not configured")]
+    NotConfigured,
+    #[error("the scheduling provider failed: {0}")]
+    Failed(String),
+}
+
+/// The scheduling provider's side of a publish (7shifts).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait DraftScheduler: Send + Sync {
+    /// Creates the draft; answers the provider's id of it.
+    async fn create_draft(&self, shift: &DraftShift) -> Result<String, DraftError>;
+    /// The user's drafts at the location starting from `from` to `to`: (id, notes).
+    async fn drafts(
+        &self,
+        location: &str,
+        user: &str,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Result<Vec<(String, String)>, DraftError>;
+}
+
+/// A proposal held for one publish, with what each of its shifts has been through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublishClaim {
+    pub proposal: Proposal,
+    /// The location's id at the provider; `None` when it is not linked.
+    pub provider_location: Option<String>,
+    /// Role names and their provider ids at the location.
+    pub roles: Vec<(String, String)>,
+    /// Per shift (in the proposal's order): its provider id once sent, and whether a create was tried.
+    pub sent: Vec<(Option<String>, bool)>,
+    pub lease: Uuid,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PublishStart {
+    Claimed(Box<PublishClaim>),
+    NotFound,
+    NotReady,
+    /// Another publish of it is under way.
+    Busy,
+}
+
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PublishStore: Send + Sync {
+    /// Holds the team's ready proposal for one publish until `lease` runs out.
+    async fn start_publish(&self, team: &TeamId, id: Uuid, lease: Duration) -> Result<PublishStart, StoreError>;
+    /// Marks a create as tried before it is sent: a publish cut off after it looks before trying again.
+    async fn mark_tried(&self, id: Uuid, position: usize) -> Result<(), StoreError>;
+    async fn record_sent(&self, id: Uuid, position: usize, provider_id: &str) -> Result<(), StoreError>;
+    /// Releases the hold; `complete` when every shift is sent.
+    async fn end_publish(&self, id: Uuid, lease: Uuid, complete: bool, at: OffsetDateTime) -> Result<(), StoreError>;
+}

@@ -39,6 +39,18 @@ pub enum PlanRefusal {
     NoWage,
     #[error("employee keys not seen at the location: {0:?}")]
     UnknownEmployees(Vec<String>),
+    #[error("the proposal is not ready (still solving, or failed)")]
+    NotReady,
+    #[error("another publish of this proposal is under way")]
+    PublishInProgress,
+    #[error("the proposal's week has passed")]
+    WeekPassed,
+    #[error("the location is not linked to a 7shifts location (schedulerLocationId)")]
+    NotLinked,
+    #[error("7shifts is not configured on this server")]
+    SchedulerNotConfigured,
+    #[error("7shifts failed ({0}); publish again to resume where it stopped")]
+    ProviderFailed(String),
 }
 
 pub type WeekPlanError = ServiceError<PlanRefusal>;

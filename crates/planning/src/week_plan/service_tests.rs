@@ -210,3 +210,112 @@ async fn the_queue_is_solved_off_the_store_and_a_lost_lease_changes_nothing() {
     let down = service(failing, MockPlanningStore::new(), MockRosterSolver::new());
     assert!(down.solve_next(Duration::seconds(60)).await.is_err());
 }
+
+fn ready(week_of: Week, shifts: usize) -> Proposal {
+    let start = datetime!(2026-12-05 23:00 UTC);
+    Proposal {
+        id: Uuid::from_u128(9),
+        location: LOCATION,
+        week: week_of,
+        status: ProposalStatus::Ready,
+        reason: None,
+        time_limit_seconds: 5,
+        created_at: start,
+        completed_at: Some(start),
+        result: Some(ProposalResult {
+            shifts: (0..shifts)
+                .map(|i| PlannedShift {
+                    employee_key: format!("{}", 7 + i),
+                    employee_name: "Ana".into(),
+                    role: "Server".into(),
+                    department: Department::Foh,
+                    date: date!(2026 - 12 - 05),
+                    block: Block::Dinner,
+                    start: start + Duration::days(i as i64),
+                    end: start + Duration::days(i as i64) + Duration::hours(6),
+                    hours: Decimal::from(6),
+                    cost: Decimal::from(90),
+                })
+                .collect(),
+            coverage: vec![],
+            projected_sales: Decimal::ZERO,
+            hours: Decimal::ZERO,
+            labor_cost: Decimal::ZERO,
+            labor_pct: None,
+            splh: None,
+            splh_target: None,
+            labor_pct_target: None,
+            solver: SolverFigures {
+                status: opsd_rostering::Status::Optimal,
+                objective: 0,
+                bound: 0,
+                gap: 0.0,
+                seconds: 0.0,
+            },
+            binding_rules: vec![],
+            changes: vec![],
+        }),
+    }
+}
+
+fn claim(proposal: Proposal, sent: Vec<(Option<String>, bool)>) -> PublishStart {
+    PublishStart::Claimed(Box::new(PublishClaim {
+        proposal,
+        provider_location: Some("100".into()),
+        roles: vec![("Server".into(), "3".into())],
+        sent,
+        lease: Uuid::from_u128(5),
+    }))
+}
+
+#[tokio::test]
+async fn a_resumed_publish_skips_what_was_sent_finds_what_was_tried_and_creates_the_rest() {
+    let mut store = MockPublishStore::new();
+    let sent = vec![(Some("501".into()), true), (None, true), (None, false)];
+    store.expect_start_publish().return_once(move |_, _, _| Ok(claim(ready(week(), 3), sent)));
+    store
+        .expect_record_sent()
+        .withf(|_, position, id| (*position, id) == (1, "502"))
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    store.expect_mark_tried().withf(|_, position| *position == 2).times(1).returning(|_, _| Ok(()));
+    store
+        .expect_record_sent()
+        .withf(|_, position, id| (*position, id) == (2, "503"))
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    store.expect_end_publish().withf(|_, _, complete, _| *complete).times(1).returning(|_, _, _, _| Ok(()));
+    let mut drafts = MockDraftScheduler::new();
+    let marker = format!("opsd schedule proposal {} shift 1", Uuid::from_u128(9));
+    drafts
+        .expect_drafts()
+        .withf(|location, user, _, _| (location, user) == ("100", "8"))
+        .return_once(move |_, _, _, _| Ok(vec![("499".into(), "someone else's".into()), ("502".into(), marker)]));
+    drafts
+        .expect_create_draft()
+        .withf(|d| d.user == "9" && d.role.as_deref() == Some("3") && d.notes.ends_with("shift 2"))
+        .times(1)
+        .returning(|_| Ok("503".into()));
+    let publisher = PublishService::new(Arc::new(store), Some(Arc::new(drafts)), clock());
+    assert_eq!(
+        publisher.publish(&admin(), Uuid::from_u128(9)).await.unwrap(),
+        Published { created: 1, already_sent: 2 }
+    );
+}
+
+#[tokio::test]
+async fn a_past_week_or_a_busy_proposal_sends_nothing() {
+    let mut store = MockPublishStore::new();
+    let past = Week::containing(date!(2026 - 11 - 20));
+    store.expect_start_publish().times(1).return_once(move |_, _, _| Ok(claim(ready(past, 2), vec![(None, false); 2])));
+    store.expect_start_publish().times(1).returning(|_, _, _| Ok(PublishStart::Busy));
+    store.expect_end_publish().withf(|_, _, complete, _| !*complete).times(1).returning(|_, _, _, _| Ok(()));
+    store.expect_mark_tried().never();
+    let mut drafts = MockDraftScheduler::new();
+    drafts.expect_create_draft().never();
+    let publisher = PublishService::new(Arc::new(store), Some(Arc::new(drafts)), clock());
+    let passed = publisher.publish(&admin(), Uuid::from_u128(9)).await;
+    assert!(matches!(passed, Err(ServiceError::Domain(PlanRefusal::WeekPassed))));
+    let busy = publisher.publish(&admin(), Uuid::from_u128(9)).await;
+    assert!(matches!(busy, Err(ServiceError::Domain(PlanRefusal::PublishInProgress))));
+}

@@ -381,3 +381,17 @@ impl From<domain::Proposal> for ScheduleProposal {
         }
     }
 }
+
+/// What a publish did: drafts created now, and those an earlier publish had sent.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DraftsPublished {
+    created: u32,
+    already_sent: u32,
+}
+
+impl From<domain::Published> for DraftsPublished {
+    fn from(published: domain::Published) -> Self {
+        Self { created: published.created, already_sent: published.already_sent }
+    }
+}

@@ -1,0 +1,8 @@
+-- Sending a proposal to 7shifts as drafts: each shift's provider id once sent, and when a create was
+-- tried (a publish cut off after a create looks for it there before trying again); the proposal held
+-- by one publish at a time, until `publishing_until`.
+ALTER TABLE schedule_proposal_shifts ADD COLUMN provider_shift_id TEXT;
+ALTER TABLE schedule_proposal_shifts ADD COLUMN create_tried_at TIMESTAMPTZ;
+ALTER TABLE schedule_proposals ADD COLUMN publish_lease UUID;
+ALTER TABLE schedule_proposals ADD COLUMN publishing_until TIMESTAMPTZ;
+ALTER TABLE schedule_proposals ADD COLUMN published_at TIMESTAMPTZ;
