@@ -216,7 +216,7 @@ impl ResponseError for ApiError {
         }
         let mut response = response.body(serde_json::to_string(&problem).expect("a problem serializes"));
         if let ApiError::RateLimited { quota, .. } = self {
-            crate::middleware::insert_rate_limit_fields(response.headers_mut(), quota);
+            crate::rate_limit_fields::insert(response.headers_mut(), quota);
         }
         response
     }

@@ -104,7 +104,7 @@ pub async fn idempotent_creates(
 /// The body, up to the largest any route takes (the route's own extractor applies its limit):
 /// routing has not happened yet, so the route's own `PayloadConfig` cannot be read here.
 async fn read_body(req: &mut ServiceRequest) -> Result<web::Bytes, ApiError> {
-    let limit = crate::extract::json::BODY_LIMIT.max(crate::routes::analytics::SALES_BODY_LIMIT);
+    let limit = crate::extract::json::BODY_LIMIT.max(crate::extract::json::SALES_BODY_LIMIT);
     let mut payload = req.take_payload();
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {

@@ -16,6 +16,7 @@ mod metrics;
 mod middleware;
 mod openapi;
 pub mod operations;
+mod rate_limit_fields;
 mod request_rules;
 pub mod roster;
 mod routes;

@@ -200,7 +200,7 @@ pub async fn rate_limit_fields(
     let mut response = next.call(req).await?;
     let quota = response.request().extensions().get::<opsd_core::Quota>().copied();
     if let Some(quota) = quota {
-        insert_rate_limit_fields(response.headers_mut(), &quota);
+        crate::rate_limit_fields::insert(response.headers_mut(), &quota);
     }
     Ok(response)
 }
@@ -209,18 +209,6 @@ pub async fn rate_limit_fields(
 pub fn counted<T, E>(req: &actix_web::HttpRequest, limited: opsd_core::Limited<Result<T, E>>) -> Result<T, E> {
     req.extensions_mut().insert(limited.quota);
     limited.value
-}
-
-pub fn insert_rate_limit_fields(headers: &mut actix_web::http::header::HeaderMap, quota: &opsd_core::Quota) {
-    use actix_web::http::header::HeaderName;
-    let opsd_core::Quota { policy, limit, window_seconds, remaining, reset_seconds } = quota;
-    let fields = [
-        ("ratelimit-policy", format!("\"{policy}\";q={limit};w={window_seconds}")),
-        ("ratelimit", format!("\"{policy}\";r={remaining};t={reset_seconds}")),
-    ];
-    for (name, value) in fields {
-        headers.insert(HeaderName::from_static(name), HeaderValue::from_str(&value).expect("a field value"));
-    }
 }
 
 /// The innermost layer: a panicking handler answers 500 `internal` like any unexpected failure,

@@ -161,3 +161,75 @@ async fn without_an_endpoint_nothing_is_exported_and_no_traceparent_leaves() {
     assert!(!calls.is_empty());
     assert!(calls.iter().all(|call| call.headers.get("traceparent").is_none()));
 }
+
+/// The dev identity's keys in a fresh folder, and a session token for `user` in `team` signed with them.
+fn dev_identity(dir: &std::path::Path) -> (String, String) {
+    let opsd = env!("CARGO_BIN_EXE_opsd");
+    let made = std::process::Command::new(opsd).arg("dev-keys").arg(dir).output().expect("dev-keys runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let public = std::fs::read_to_string(dir.join("public.pem")).expect("the public key");
+    let token = std::process::Command::new(opsd)
+        .args(["dev-token", "--user", "user_trace", "--team", "org_trace"])
+        .env("OPSD_DEV_SIGNING_KEY", dir.join("private.pem"))
+        .env("IDENTITY_JWT_PUBLIC_KEY", &public)
+        .output()
+        .expect("dev-token runs");
+    assert!(token.status.success(), "{}", String::from_utf8_lossy(&token.stderr));
+    (public, String::from_utf8(token.stdout).unwrap().trim().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_assistants_call_to_the_language_model_carries_the_requests_trace() {
+    let database = TestDatabase::new().await;
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST")).and(path("/v1/traces")).respond_with(ResponseTemplate::new(200)).mount(&receiver).await;
+    let model = MockServer::start().await;
+    let answer = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"finish_reason\":null}]}\n\n\
+                  data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    Mock::given(method("POST"))
+        .and(path("/chat/completions"))
+        .respond_with(
+            ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(answer),
+        )
+        .mount(&model)
+        .await;
+    let keys = std::env::temp_dir().join(format!("opsd-traces-{}", std::process::id()));
+    std::fs::create_dir_all(&keys).unwrap();
+    let (public_key, token) = dev_identity(&keys);
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.uri()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100".to_owned()),
+        ("IDENTITY_JWT_PUBLIC_KEY", public_key),
+        ("ASSISTANT_BASE_URL", model.uri()),
+        ("ASSISTANT_API_KEY", "llm-key".to_owned()),
+    ];
+    let (_server, base) = serve(&database, &seven_shifts().await, &env).await;
+    let response = reqwest::Client::new()
+        .post(format!("{base}/api/assistant/chat"))
+        .bearer_auth(&token)
+        .header("traceparent", format!("00-{TRACE_ID}-{CALLER_SPAN}-01"))
+        .json(&serde_json::json!({ "messages": [{ "role": "user", "content": "How did last week go?" }] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let streamed = response.text().await.unwrap();
+    assert!(streamed.contains("Hello") && streamed.ends_with("data: [DONE]\n\n"), "{streamed}");
+    let _ = std::fs::remove_dir_all(&keys);
+
+    // The provider saw the request's trace, with opsd's span of the call as the parent.
+    let calls = model.received_requests().await.unwrap();
+    assert_eq!(calls.len(), 1);
+    let traceparent = calls[0].headers.get("traceparent").expect("a traceparent").to_str().unwrap().to_owned();
+    assert!(traceparent.starts_with(&format!("00-{TRACE_ID}-")), "a new trace: {traceparent}");
+    let mut spans = Vec::new();
+    for _ in 0..100 {
+        spans = exported(&receiver).await.into_iter().filter(|span| hex(&span.trace_id) == TRACE_ID).collect();
+        if spans.iter().any(|span| span.name == "call llm") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let call = spans.iter().find(|span| span.name == "call llm").expect("the call's span in the request's trace");
+    assert_eq!(traceparent.split('-').nth(2), Some(hex(&call.span_id).as_str()));
+}

@@ -9,6 +9,9 @@ use crate::errors::ApiError;
 
 /// Largest accepted body; larger ones are 413.
 pub const BODY_LIMIT: usize = 256 * 1024;
+/// Sales batches of up to 10,000 rows (`POST /api/analytics/sales`, the one route with a larger
+/// limit) need more than the general 256 KiB.
+pub const SALES_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// A JSON body deserialized strictly: a JSON content type is required (415), the body is at most
 /// 256 KiB (413), syntax errors are `malformed_json`, and wrong types, missing or unknown fields

@@ -17,9 +17,6 @@ use crate::errors::ApiError;
 use crate::extract::{ApiKey, JsonBody, Parsed, QueryParams};
 use crate::state::AppState;
 
-/// Sales batches of up to 10,000 rows need more than the general 256 KiB body limit.
-pub const SALES_BODY_LIMIT: usize = 4 * 1024 * 1024;
-
 /// A cached report's JSON handed to the response without a copy.
 struct CachedJson(std::sync::Arc<opsd_optimization::RenderedReport>);
 

@@ -33,9 +33,14 @@ pub async fn chat(
     JsonBody(body): JsonBody<ChatRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let (thread, chunks) = counted(&req, state.assistant.chat(&caller, body.try_into_domain()).await?)?;
-    let events = chunks
-        .map(|chunk| Ok::<_, actix_web::Error>(Bytes::from(chunk.to_sse())))
-        .chain(futures::stream::once(async { Ok(Bytes::from_static(b"data: [DONE]\n\n")) }));
+    // The answer is made as the body streams, after this handler has returned: in the request's
+    // span, so the provider's call (and its `traceparent`) belongs to the request's trace.
+    let events = tracing_futures::Instrument::instrument(
+        chunks
+            .map(|chunk| Ok::<_, actix_web::Error>(Bytes::from(chunk.to_sse())))
+            .chain(futures::stream::once(async { Ok(Bytes::from_static(b"data: [DONE]\n\n")) })),
+        tracing::Span::current(),
+    );
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("cache-control", "no-cache"))

@@ -141,7 +141,7 @@ fn table() -> Vec<Route> {
 /// The resource-level settings of a path (a larger body limit).
 fn resource_settings(path: &str, resource: Resource) -> Resource {
     match path {
-        "/api/analytics/sales" => resource.app_data(web::PayloadConfig::new(analytics::SALES_BODY_LIMIT)),
+        "/api/analytics/sales" => resource.app_data(web::PayloadConfig::new(crate::extract::json::SALES_BODY_LIMIT)),
         _ => resource,
     }
 }
