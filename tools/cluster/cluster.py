@@ -55,6 +55,8 @@ def log(what, detail=""):
 
 
 def run(*args, check=True, capture=False, **kwargs):
+    # A working directory every user can enter: commands run as postgres must not start in a 0700 clone.
+    kwargs.setdefault("cwd", "/")
     done = subprocess.run(args, check=False, text=True, capture_output=capture, **kwargs)
     if check and done.returncode != 0:
         if capture:  # what the command said is the only clue to why it failed
@@ -192,13 +194,23 @@ def kill_host(net, host):
 
 
 def spawn(state, key, ns, argv, user=None, env=None, log_name=None):
-    """Starts a process in a namespace, detached; its output goes to HOME/<log_name>.log."""
+    """Starts a process in a namespace, detached; its output goes to HOME/<log_name>.log.
+
+    Its working directory is HOME (0755): a process started as another user (Patroni and PgBouncer run
+    as postgres) must be able to enter it, and the checkout may be a private 0700 clone (Patroni's
+    bootstrap child changes into its working directory and dies where it cannot)."""
     out = open(HOME / f"{log_name or key}.log", "ab")
     prefix = ["ip", "netns", "exec", ns]
     if user:
         prefix += ["runuser", "-u", user, "--"]
     process = subprocess.Popen(
-        prefix + argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+        prefix + argv,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=HOME,
+        start_new_session=True,
     )
     state["pids"][key] = process.pid
     save(state)
