@@ -74,17 +74,22 @@ api-release:
 fuzz-api:
     scripts/fuzz-api.sh
 
+# The release binaries the checks run (opsd, the chaos suite, the soak's fakes), built in one
+# invocation every recipe shares: one feature resolution, so no recipe rebuilds what another built.
+release-bins:
+    cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-chaos --bin opsd-soak-fakes
+
 # Fault injection against the release binary: one line per scenario, non-zero when one does not hold.
 chaos:
     #!/usr/bin/env bash
     set -euo pipefail
     export TEST_DATABASE_URL="$(scripts/pg-up.sh test)"
-    cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-chaos
+    just release-bins
     ./target/release/opsd-chaos ./target/release/opsd
 
 # The operator's files checked with their own tools: the systemd unit (verify, security exposure).
 deploy-check:
-    cargo build -q --release -p opsd --bin opsd
+    just release-bins
     scripts/check-deploy.sh target/release/opsd
 
 # The release binary with its dependency tree embedded (cargo auditable: `cargo audit bin` reads it)
@@ -102,13 +107,13 @@ release:
 # opsd's image from deploy/container/Containerfile's runtime stage, built and run with podman on a
 # Debian base made here (no registry is reachable); several minutes the first time.
 container:
-    cargo build -q --release -p opsd --bin opsd
+    just release-bins
     scripts/container.sh target/release/opsd "$(scripts/pg-up.sh test)"
 
 # A local HA cluster (root): etcd, three PostgreSQL nodes under Patroni, HAProxy, PgBouncer in
 # transaction mode and three opsd instances, each host its own network namespace; prints lines to try.
 cluster:
-    cargo build -q --release -p opsd --bin opsd
+    just release-bins
     tools/cluster/cluster.py up target/release/opsd
 
 # Stop every process of the cluster and remove its namespaces.
@@ -117,13 +122,13 @@ cluster-down:
 
 # The cluster's scenarios (failover, replicas, pooler restart, ...): one line each, non-zero when one does not hold.
 cluster-test:
-    cargo build -q --release -p opsd --bin opsd
+    just release-bins
     tools/cluster/cluster_test.py target/release/opsd
 
 # A Jepsen-style soak over the cluster: concurrent clients, faults from a seeded schedule, a checker
 # (lost, twice, stuck, 500s, p99); `just soak 1800 42` reruns seed 42 for 30 minutes. Results in target/soak/.
 soak seconds="180" seed="":
-    cargo build -q --release -p opsd --bin opsd -p opsd-tests --bin opsd-soak-fakes
+    just release-bins
     tools/soak/soak.py {{seconds}} "{{seed}}" target/release/opsd
 
 # What only needs to run before a release, kept out of CI's 50 minutes: a soak on a random seed (printed;
@@ -136,7 +141,7 @@ nightly seconds="600":
 # The rostering engine on the Shift Scheduling Benchmark: instances 1 to 4 of ../shared/research/rostering
 # and every FILE[=BEST_KNOWN] given, 60 s each on 2 threads; one row per instance (objective, bound, gap).
 bench-roster *instances:
-    cargo build -q --release -p opsd --bin opsd
+    just release-bins
     tools/bench-roster/bench_roster.py target/release/opsd {{instances}}
 
 # Throughput and latency figures (release build; installs wrk when missing).
