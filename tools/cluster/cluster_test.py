@@ -180,9 +180,14 @@ def replicas(c):
     console_before = replica_scans(c.net, "manager_reports")
     statuses = [c.call("GET", f"/api/schedule/{slug}", auth="key")[0] for _ in range(30)]
     pages = [c.call("GET", "/console/compliance", auth="session")[0] for _ in range(10)]
-    time.sleep(1.0)  # statistics are flushed at the end of each transaction, reported within a second
-    after = replica_scans(c.net)
-    console_after = replica_scans(c.net, "manager_reports")
+    # A backend flushes its statistics at the end of a transaction at most once a second; what it
+    # holds back then goes out when it has been idle for 10 s (PostgreSQL 15): wait up to 12 s.
+    for _ in range(24):
+        time.sleep(0.5)
+        after = replica_scans(c.net)
+        console_after = replica_scans(c.net, "manager_reports")
+        if after - before >= 30 and console_after - console_before >= 10:
+            break
     primary_after = primary_sql(c.net, "SELECT seq_scan + coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'schedule_shifts'")
     replicas = cluster.streaming_replicas(c.net)
     for node in replicas:
