@@ -36,10 +36,12 @@ test *args:
 db-down:
     scripts/pg-down.sh all
 
-# Formatting (rustfmt.toml, 120 columns) and clippy with warnings as errors; CI runs it.
+# Formatting (rustfmt.toml, 120 columns), clippy with warnings as errors, and squawk on the migrations
+# added since the last release (.squawk.toml); CI runs it.
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+    scripts/lint-migrations.sh
 
 # Licenses, bans and sources of every dependency (deny.toml); installs cargo-deny when missing.
 deny:
