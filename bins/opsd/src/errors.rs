@@ -301,6 +301,13 @@ impl From<opsd_push::PushRefusal> for ApiError {
     }
 }
 
+/// An error's message (lower case, as Rust's are) as a sentence a person reads.
+pub fn sentence(error: &dyn std::fmt::Display) -> String {
+    let text = error.to_string();
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| format!("{}{}.", first.to_uppercase(), chars.as_str()))
+}
+
 impl From<opsd_planning::week_plan::PlanRefusal> for ApiError {
     fn from(refusal: opsd_planning::week_plan::PlanRefusal) -> Self {
         use opsd_planning::week_plan::PlanRefusal;
@@ -316,11 +323,7 @@ impl From<opsd_planning::week_plan::PlanRefusal> for ApiError {
             PlanRefusal::SchedulerNotConfigured => return ApiError::NotConfigured("7shifts (SCHEDULER_API_TOKEN)"),
             PlanRefusal::ProviderFailed(_) => (StatusCode::BAD_GATEWAY, "provider_failed"),
         };
-        ApiError::CannotPlan {
-            status,
-            code,
-            detail: format!("{}.", refusal.to_string()[..1].to_uppercase() + &refusal.to_string()[1..]),
-        }
+        ApiError::CannotPlan { status, code, detail: sentence(&refusal) }
     }
 }
 

@@ -340,6 +340,31 @@ async fn local_shifts(
     rows.into_iter().map(PastShiftRow::into_past).collect()
 }
 
+async fn location_availability(
+    conn: &mut AsyncPgConnection,
+    location: LocationId,
+) -> Result<Vec<Availability>, StoreError> {
+    let rows: Vec<AvailabilityRow> = prepared(
+        "SELECT employee_key, unavailable_weekdays, unavailable_dates, preferred_blocks, max_weekly_minutes \
+         FROM planning_availability WHERE location_id = $1 ORDER BY employee_key",
+    )
+    .bind::<SqlUuid, _>(location.0)
+    .load(conn)
+    .await
+    .map_err(store_error)?;
+    rows.into_iter()
+        .map(|row| {
+            Ok(Availability {
+                employee_key: row.employee_key,
+                unavailable_weekdays: row.unavailable_weekdays.into_iter().map(|d| d as u8).collect(),
+                unavailable_dates: row.unavailable_dates,
+                preferred_blocks: row.preferred_blocks.iter().map(|b| block(b)).collect::<Result<_, _>>()?,
+                max_weekly_minutes: row.max_weekly_minutes.map(|m| m as u32),
+            })
+        })
+        .collect()
+}
+
 async fn owned_timezone(
     conn: &mut AsyncPgConnection,
     team: &TeamId,
@@ -369,31 +394,16 @@ impl WeekPlanStore for PgWeekPlanStore {
         };
         let history = local_shifts(&mut conn, location, since, until, &timezone).await?;
         let published = local_shifts(&mut conn, location, until, until + Duration::days(7), &timezone).await?;
-        let availability: Vec<AvailabilityRow> = prepared(
-            "SELECT employee_key, unavailable_weekdays, unavailable_dates, preferred_blocks, max_weekly_minutes \
-             FROM planning_availability WHERE location_id = $1 ORDER BY employee_key",
-        )
-        .bind::<SqlUuid, _>(location.0)
-        .load(&mut conn)
-        .await
-        .map_err(store_error)?;
-        Ok(Some(PlanningInputs {
-            timezone,
-            history,
-            published,
-            availability: availability
-                .into_iter()
-                .map(|row| {
-                    Ok(Availability {
-                        employee_key: row.employee_key,
-                        unavailable_weekdays: row.unavailable_weekdays.into_iter().map(|d| d as u8).collect(),
-                        unavailable_dates: row.unavailable_dates,
-                        preferred_blocks: row.preferred_blocks.iter().map(|b| block(b)).collect::<Result<_, _>>()?,
-                        max_weekly_minutes: row.max_weekly_minutes.map(|m| m as u32),
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
-        }))
+        let availability = location_availability(&mut conn, location).await?;
+        Ok(Some(PlanningInputs { timezone, history, published, availability }))
+    }
+
+    async fn availability(&self, team: &TeamId, location: LocationId) -> Result<Option<Vec<Availability>>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        if owned_timezone(&mut conn, team, location).await.map_err(store_error)?.is_none() {
+            return Ok(None);
+        }
+        location_availability(&mut conn, location).await.map(Some)
     }
 
     async fn put_availability(

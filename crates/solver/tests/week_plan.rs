@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use opsd_core::{Department, Week};
 use opsd_optimization::Block;
-use opsd_planning::week_plan::{Availability, BlockNeed, PlanRules, ShiftTemplate, StaffMember, WeekModel, plan_week};
+use opsd_planning::week_plan::{
+    Availability, BlockNeed, PlanRules, ShiftTemplate, StaffMember, WeekModel, WeekTargets, plan_week,
+};
 use opsd_rostering::{Engine, SolveOptions, Status, evaluate};
 use opsd_solver::HighsSolver;
 use rust_decimal::Decimal;
@@ -55,7 +57,10 @@ async fn a_week_is_covered_within_the_rules_at_the_least_cost() {
     let model = WeekModel::new(week, staff, &templates, needs, &availability, PlanRules::default());
     let instance = model.instance.clone();
     let options = SolveOptions { time_limit: Duration::from_secs(10), threads: 2, seed: 7 };
-    let planned = plan_week(&Engine::new(HighsSolver), model.clone(), Decimal::from(40_000), &options).await.unwrap();
+    let targets = WeekTargets { projected_sales: Decimal::from(40_000), splh_target: None, labor_pct_target: None };
+    let planned = plan_week(&Engine::new(HighsSolver), model.clone(), targets, time_tz::timezones::db::UTC, &options)
+        .await
+        .unwrap();
 
     // Every need is met (the staff suffice), to the hour, and nothing breaks a rule.
     for line in &planned.coverage {

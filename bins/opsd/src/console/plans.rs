@@ -122,7 +122,7 @@ fn refusal_words(refused: &PlanRefusal) -> String {
         }
         PlanRefusal::NoStaff => "Nobody worked at this location in the 8 weeks before that week.".into(),
         PlanRefusal::NoWage => "No shift of the 8 weeks before that week has a wage.".into(),
-        other => format!("{}{}.", other.to_string()[..1].to_uppercase(), &other.to_string()[1..]),
+        other => crate::errors::sentence(other),
     }
 }
 

@@ -17,8 +17,8 @@ mod tests;
 
 pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_from_history};
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
-pub use model::{ChangeKind, Coverage, ProposedShift, ScheduleChange, WeekModel};
-pub use plan::{PlanFailure, PlannedWeek, SolverFigures, plan_week};
+pub use model::{ChangeKind, Coverage, ScheduleChange, WeekModel};
+pub use plan::{PlanFailure, SolverFigures, WeekTargets, plan_week};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::MockWeekPlanStore;
 pub use ports::{

@@ -13,8 +13,10 @@ use opsd_rostering::{Cover, Employee, Instance, Roster, ShiftRequest, ShiftType,
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
 use time::{Date, Duration, PrimitiveDateTime};
+use time_tz::{PrimitiveDateTimeExt, Tz};
 
 use super::inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
+use super::proposal::PlannedShift;
 use super::rules::PlanRules;
 
 const DAYS: usize = 7;
@@ -31,21 +33,6 @@ pub struct WeekModel {
     /// The week's published shifts (employee, date, department, block) when it is inside the notice
     /// period; empty otherwise.
     pub published: Vec<(String, Date, Department, Block)>,
-}
-
-/// One shift of a proposal, at the location's local times.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProposedShift {
-    pub employee_key: String,
-    pub employee_name: String,
-    pub role: String,
-    pub department: Department,
-    pub date: Date,
-    pub block: Block,
-    pub start: PrimitiveDateTime,
-    pub end: PrimitiveDateTime,
-    pub hours: Decimal,
-    pub cost: Decimal,
 }
 
 /// How a proposed day differs from the published one, for one employee.
@@ -258,8 +245,11 @@ impl WeekModel {
         changes
     }
 
-    /// The roster as shifts, by employee then day.
-    pub fn shifts(&self, roster: &Roster) -> Vec<ProposedShift> {
+    /// The roster as shifts, by employee then day; their local times in `zone` as instants.
+    pub fn shifts(&self, roster: &Roster, zone: &Tz) -> Vec<PlannedShift> {
+        let instant = |local: PrimitiveDateTime| {
+            local.assume_timezone(zone).take_first().unwrap_or_else(|| local.assume_timezone_utc(zone))
+        };
         let dates = self.week.days();
         let mut shifts = Vec::new();
         for (member, row) in self.staff.iter().zip(&roster.days) {
@@ -267,15 +257,15 @@ impl WeekModel {
                 let Some(template) = shift.map(|s| &self.templates[s]) else { continue };
                 let start = PrimitiveDateTime::new(dates[day], template.start);
                 let hours = template.hours();
-                shifts.push(ProposedShift {
+                shifts.push(PlannedShift {
                     employee_key: member.key.clone(),
                     employee_name: member.name.clone(),
                     role: member.role_in(template.department).unwrap_or_default().to_owned(),
                     department: template.department,
                     date: dates[day],
                     block: template.block,
-                    start,
-                    end: start + Duration::minutes(i64::from(template.minutes)),
+                    start: instant(start),
+                    end: instant(start + Duration::minutes(i64::from(template.minutes))),
                     hours,
                     cost: (member.hourly_wage * hours).round_dp(2),
                 });
@@ -285,7 +275,7 @@ impl WeekModel {
     }
 
     /// Hours needed against planned for every need, in the needs' order.
-    pub fn coverage(&self, shifts: &[ProposedShift]) -> Vec<Coverage> {
+    pub fn coverage(&self, shifts: &[PlannedShift]) -> Vec<Coverage> {
         self.needs
             .iter()
             .map(|need| Coverage {

@@ -5,25 +5,17 @@ use std::sync::Arc;
 use opsd_rostering::{Engine, RosterSolver, SolveOptions, Status};
 use rust_decimal::Decimal;
 
-use super::model::{Coverage, ProposedShift, ScheduleChange, WeekModel};
+use time_tz::Tz;
 
-/// A proposed week and what it was solved to.
-#[derive(Debug, Clone)]
-pub struct PlannedWeek {
-    pub shifts: Vec<ProposedShift>,
-    pub coverage: Vec<Coverage>,
+use super::model::WeekModel;
+use super::proposal::{BindingRule, ProposalResult};
+
+/// What a week is measured against: its forecast sales and the goals (the means of its days').
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WeekTargets {
     pub projected_sales: Decimal,
-    pub hours: Decimal,
-    pub labor_cost: Decimal,
-    /// Labor cost ÷ projected sales × 100; `None` without sales.
-    pub labor_pct: Option<Decimal>,
-    /// Projected sales ÷ planned hours; `None` without hours.
-    pub splh: Option<Decimal>,
-    pub solver: SolverFigures,
-    /// The rules that kept the plan from covering more, each with the employees they held back.
-    pub binding_rules: Vec<(&'static str, Vec<String>)>,
-    /// Fair workweek: the changes to the published schedule, each with its premium.
-    pub changes: Vec<ScheduleChange>,
+    pub splh_target: Option<Decimal>,
+    pub labor_pct_target: Option<Decimal>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,9 +40,10 @@ pub enum PlanFailure {
 pub async fn plan_week<S: RosterSolver>(
     engine: &Engine<S>,
     model: WeekModel,
-    projected_sales: Decimal,
+    targets: WeekTargets,
+    zone: &Tz,
     options: &SolveOptions,
-) -> Result<PlannedWeek, PlanFailure> {
+) -> Result<ProposalResult, PlanFailure> {
     let instance = Arc::new(model.instance.clone());
     let solution = engine.solve(instance, options, &|_| {}).await;
     let (Some(roster), Some(objective)) = (solution.roster.as_ref(), solution.objective) else {
@@ -64,17 +57,24 @@ pub async fn plan_week<S: RosterSolver>(
             _ => PlanFailure::NoRosterInTime,
         });
     };
-    let shifts = model.shifts(roster);
+    let shifts = model.shifts(roster, zone);
+    let projected_sales = targets.projected_sales;
     let hours: Decimal = shifts.iter().map(|s| s.hours).sum();
     let labor_cost: Decimal = shifts.iter().map(|s| s.cost).sum();
     let positive = |value: Decimal| (value > Decimal::ZERO).then_some(value);
-    Ok(PlannedWeek {
+    Ok(ProposalResult {
         coverage: model.coverage(&shifts),
-        binding_rules: model.binding_rules(roster),
+        binding_rules: model
+            .binding_rules(roster)
+            .into_iter()
+            .map(|(rule, employees)| BindingRule { rule: rule.to_owned(), employees })
+            .collect(),
         changes: model.changes(roster),
         labor_pct: positive(projected_sales).map(|sales| (labor_cost / sales * Decimal::ONE_HUNDRED).round_dp(2)),
         splh: positive(hours).map(|hours| (projected_sales / hours).round_dp(2)),
         projected_sales,
+        splh_target: targets.splh_target,
+        labor_pct_target: targets.labor_pct_target,
         hours,
         labor_cost,
         solver: SolverFigures {

@@ -51,6 +51,8 @@ pub trait WeekPlanStore: Send + Sync {
         since: Date,
         until: Date,
     ) -> Result<Option<PlanningInputs>, StoreError>;
+    /// The location's availability, by employee key; `None` when the location is not the team's.
+    async fn availability(&self, team: &TeamId, location: LocationId) -> Result<Option<Vec<Availability>>, StoreError>;
     /// Replaces the listed employees' availability at the location (others keep theirs); `None` when
     /// the location is not the team's.
     async fn put_availability(

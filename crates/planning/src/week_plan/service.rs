@@ -7,16 +7,15 @@ use opsd_core::{Caller, Clock, LocationId, Page, PageRequest, ServiceError, Stor
 use opsd_optimization::effective_goals;
 use opsd_rostering::{Engine, RosterSolver, SolveOptions};
 use rust_decimal::Decimal;
-use time::{Duration, OffsetDateTime, PrimitiveDateTime};
-use time_tz::PrimitiveDateTimeExt;
+use time::Duration;
 use uuid::Uuid;
 
 use super::history::{needs_from_forecast, staff_from_history, templates_from_history};
 use super::inputs::Availability;
 use super::model::WeekModel;
-use super::plan::plan_week;
+use super::plan::{WeekTargets, plan_week};
 use super::ports::{AvailabilityWrite, ClaimedProposal, PlanningInputs, WeekPlanStore};
-use super::proposal::{BindingRule, PlannedShift, Proposal, ProposalKey, ProposalResult, TIME_LIMIT_SECONDS};
+use super::proposal::{Proposal, ProposalKey, ProposalResult, TIME_LIMIT_SECONDS};
 use super::rules::PlanRules;
 use crate::forecast_report::{ForecastReport, HISTORY_WEEKS, build_forecast};
 use crate::ports::PlanningStore;
@@ -79,10 +78,7 @@ impl WeekPlanService {
         caller: &Caller,
         location: LocationId,
     ) -> Result<Vec<Availability>, WeekPlanError> {
-        let team = caller.admin_team()?;
-        let today = self.clock.now().date();
-        let inputs = self.store.inputs(team, location, today, today).await?.ok_or(ServiceError::NotFound)?;
-        Ok(inputs.availability)
+        self.store.availability(caller.admin_team()?, location).await?.ok_or(ServiceError::NotFound)
     }
 
     /// Replaces the listed employees' availability at the location; answers the location's whole list.
@@ -244,52 +240,17 @@ impl WeekPlanService {
                 .collect();
             model = model.keeping_published(&published);
         }
-        let projected_sales = forecast.days.iter().filter_map(|d| d.forecast_sales).sum();
+        let targets = WeekTargets {
+            projected_sales: forecast.days.iter().filter_map(|d| d.forecast_sales).sum(),
+            splh_target,
+            labor_pct_target,
+        };
         let options = SolveOptions {
             time_limit: std::time::Duration::from_secs(u64::from(claimed.time_limit_seconds)),
             threads: 1,
             seed: claimed.id.as_u128() as u64,
         };
         let engine = Engine::new(self.solver.clone());
-        let planned = match plan_week(&engine, model, projected_sales, &options).await {
-            Ok(planned) => planned,
-            Err(failure) => return Ok(Err(failure.to_string())),
-        };
-        let instant = |local: PrimitiveDateTime| -> OffsetDateTime {
-            local.assume_timezone(timezone).take_first().unwrap_or_else(|| local.assume_timezone_utc(timezone))
-        };
-        Ok(Ok(ProposalResult {
-            shifts: planned
-                .shifts
-                .into_iter()
-                .map(|s| PlannedShift {
-                    start: instant(s.start),
-                    end: instant(s.end),
-                    employee_key: s.employee_key,
-                    employee_name: s.employee_name,
-                    role: s.role,
-                    department: s.department,
-                    date: s.date,
-                    block: s.block,
-                    hours: s.hours,
-                    cost: s.cost,
-                })
-                .collect(),
-            coverage: planned.coverage,
-            projected_sales: planned.projected_sales,
-            hours: planned.hours,
-            labor_cost: planned.labor_cost,
-            labor_pct: planned.labor_pct,
-            splh: planned.splh,
-            splh_target,
-            labor_pct_target,
-            solver: planned.solver,
-            changes: planned.changes,
-            binding_rules: planned
-                .binding_rules
-                .into_iter()
-                .map(|(rule, employees)| BindingRule { rule: rule.to_owned(), employees })
-                .collect(),
-        }))
+        Ok(plan_week(&engine, model, targets, timezone, &options).await.map_err(|failure| failure.to_string()))
     }
 }

@@ -6,6 +6,7 @@ use opsd_rostering::ports::MockRosterSolver;
 use opsd_rostering::{Engine, Roster, SolveOptions, SolverError, SolverOutcome, SolverStatus, Status, evaluate};
 use rust_decimal::Decimal;
 use time::macros::{date, datetime, time};
+use time_tz::timezones::db::UTC;
 
 use super::*;
 
@@ -157,9 +158,9 @@ fn a_roster_reads_back_as_shifts_with_their_coverage_and_what_bound_it() {
     roster.days[0][0] = Some(2); // Ana closes late on Saturday, so cannot open on Sunday.
     roster.days[0][1] = None;
     assert!(evaluate(&model.instance, &roster).is_valid());
-    let shifts = model.shifts(&roster);
+    let shifts = model.shifts(&roster, UTC);
     assert_eq!(shifts.len(), 1);
-    assert_eq!((shifts[0].start, shifts[0].end), (datetime!(2026-12-05 20:00), datetime!(2026-12-06 02:00)));
+    assert_eq!((shifts[0].start, shifts[0].end), (datetime!(2026-12-05 20:00 UTC), datetime!(2026-12-06 02:00 UTC)));
     assert_eq!(
         (shifts[0].hours, shifts[0].cost, shifts[0].role.as_str()),
         (Decimal::from(6), Decimal::from(90), "FOH role")
@@ -168,6 +169,10 @@ fn a_roster_reads_back_as_shifts_with_their_coverage_and_what_bound_it() {
     assert_eq!(coverage[0].hours_planned, Decimal::ZERO, "late night is not dinner");
     let binding = model.binding_rules(&roster);
     assert_eq!(binding, vec![("min_rest", vec!["ana".to_owned()]), ("unavailable", vec!["ben".to_owned()])]);
+}
+
+fn targets() -> WeekTargets {
+    WeekTargets { projected_sales: Decimal::from(800), splh_target: None, labor_pct_target: None }
 }
 
 fn options() -> SolveOptions {
@@ -187,7 +192,7 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
     let mut failing = MockRosterSolver::new();
     failing.expect_solve().returning(|_| Err(SolverError::Failed("crashed".into())));
     // The engine keeps what it has: nobody placed is a valid week, proven nothing of.
-    let failed = plan_week(&Engine::new(failing), model.clone(), Decimal::from(800), &options()).await.unwrap();
+    let failed = plan_week(&Engine::new(failing), model.clone(), targets(), UTC, &options()).await.unwrap();
     assert!(failed.shifts.is_empty());
     assert_eq!((failed.solver.status, failed.solver.bound, failed.solver.gap), (Status::Feasible, 0, 1.0));
 
@@ -199,7 +204,7 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
         }
         Ok(SolverOutcome { status: SolverStatus::Optimal, roster: Some(roster), bound: Some(0.0) })
     });
-    let planned = plan_week(&Engine::new(solver), model, Decimal::from(800), &options()).await.unwrap();
+    let planned = plan_week(&Engine::new(solver), model, targets(), UTC, &options()).await.unwrap();
     assert_eq!(planned.shifts.len(), 1);
     assert_eq!((planned.hours, planned.labor_cost), (Decimal::new(75, 1), Decimal::new(11250, 2)));
     assert_eq!(planned.labor_pct, Some(Decimal::new(1406, 2)));
