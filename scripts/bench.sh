@@ -167,6 +167,11 @@ backtest "one location" "&locationId=$location"
 backtest "the team" ""
 
 echo
+echo "the week planner's backtest: 4 of the 20 locations, each of the last 8 weeks planned from what was known"
+echo "before it (10 s a week), scored against the need its actual sales called for (docs/labor-planning.md):"
+./target/release/opsd plan backtest --team org_demo --locations 4 --weeks 8 --time-limit 10
+
+echo
 echo "through PgBouncer 1.18 in transaction mode: the uncached team-wide report, $rounds alternating rounds of ${round_seconds}s:"
 command -v pgbouncer >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq pgbouncer >/dev/null; }
 bouncer_dir="$(mktemp -d)" bouncer_port="$(scripts/free-port.sh)" pooled_port="$(scripts/free-port.sh)"

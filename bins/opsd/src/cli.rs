@@ -75,6 +75,32 @@ pub enum Command {
         #[command(subcommand)]
         command: RosterCommand,
     },
+    /// The week planner (DATABASE_URL).
+    Plan {
+        #[command(subcommand)]
+        command: PlanCommand,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum PlanCommand {
+    /// Plan each of the last WEEKS weeks of a sample of the team's locations from what was known
+    /// before the week, and score it against what the week sold, beside the schedule published for it
+    /// and the rule of thumb (each weekday staffed as the mean of the 4 weeks before).
+    Backtest {
+        #[arg(long)]
+        team: String,
+        /// How many of the team's locations, spread over its list.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=500))]
+        locations: u32,
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=52))]
+        weeks: u32,
+        /// Seconds per week's solve.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=120))]
+        time_limit: u32,
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+        threads: u32,
+    },
 }
 
 #[derive(Subcommand)]
@@ -132,6 +158,7 @@ mod tests {
             "dev-sign-in-link",
             "serve-floor",
             "roster",
+            "plan",
         ] {
             let help = parse(&[command, "--help"]).err().expect("--help stops the parse");
             assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp, "{command}");

@@ -16,6 +16,7 @@ mod metrics;
 mod middleware;
 mod openapi;
 pub mod operations;
+pub mod plan_backtest;
 mod rate_limit_fields;
 mod request_rules;
 pub mod roster;

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use opsd::cli::{Cli, Command, RosterCommand};
+use opsd::cli::{Cli, Command, PlanCommand, RosterCommand};
 use opsd::config::Config;
 use opsd::{Application, seed, telemetry};
 use opsd_core::{Role, TeamId, TeamMembership, UserId};
@@ -80,6 +80,17 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Roster { .. } => unreachable!("answered before the telemetry starts"),
+        Command::Plan { command: PlanCommand::Backtest { team, locations, weeks, time_limit, threads } } => {
+            let locations = locations as usize;
+            opsd::plan_backtest::run(opsd::plan_backtest::BacktestCommand {
+                team,
+                locations,
+                weeks,
+                time_limit,
+                threads,
+            })
+            .await
+        }
         Command::ServeFloor { file } => {
             let body = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let bind = opsd::config::bind_addr()?;

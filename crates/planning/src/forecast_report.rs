@@ -56,18 +56,53 @@ pub fn build_forecast(week: Week, data: &ForecastData) -> ForecastReport {
     let long_enough = history.first_day().is_some_and(|first| first <= start - Duration::days(MIN_HISTORY_DAYS));
     let backtest = long_enough.then(|| choose_method(&history, start)).flatten();
     let method = long_enough.then(|| backtest.map_or(Method::Baseline, |b| b.method));
-    let goals = effective_goals(&data.goals);
+    let days = report_days(week, data, method.is_some(), |day, block| {
+        method.and_then(|m| forecast(&history, m, day, block, start)).map(|s| s.round_dp(2))
+    });
     let (blended_hourly_wage, wage_source) = blended_wage(data);
-    let days = week
-        .days()
+    ForecastReport {
+        week_label: format!("Week of {start}"),
+        method,
+        reason: (!long_enough).then_some(INSUFFICIENT_HISTORY),
+        backtest,
+        blended_hourly_wage,
+        wage_source,
+        days,
+    }
+}
+
+/// What a perfect forecast would have said of a week that has passed: the sales it had (`data`
+/// holds that week's), with the hours they call for by the same goals. A plan is scored against it.
+pub fn hindsight(week: Week, data: &ForecastData) -> ForecastReport {
+    let days = report_days(week, data, true, |day, block| {
+        Some(data.sales.iter().filter(|(d, b, _)| *d == day && *b == block).map(|(_, _, sales)| *sales).sum())
+    });
+    let (blended_hourly_wage, wage_source) = blended_wage(data);
+    ForecastReport {
+        week_label: format!("Week of {}", week.start()),
+        method: None,
+        reason: None,
+        backtest: None,
+        blended_hourly_wage,
+        wage_source,
+        days,
+    }
+}
+
+/// Each day's sales per block and the hours they call for; without `known`, none of it.
+fn report_days(
+    week: Week,
+    data: &ForecastData,
+    known: bool,
+    sales: impl Fn(Date, Block) -> Option<Decimal>,
+) -> Vec<ForecastDay> {
+    let goals = effective_goals(&data.goals);
+    let (blended_hourly_wage, _) = blended_wage(data);
+    week.days()
         .into_iter()
         .map(|day| {
-            let blocks: Vec<(Block, Option<Decimal>)> = BLOCKS
-                .map(|block| {
-                    (block, method.and_then(|m| forecast(&history, m, day, block, start)).map(|s| s.round_dp(2)))
-                })
-                .to_vec();
-            let forecast_sales = method.map(|_| blocks.iter().filter_map(|(_, sales)| *sales).sum::<Decimal>());
+            let blocks: Vec<(Block, Option<Decimal>)> = BLOCKS.map(|block| (block, sales(day, block))).to_vec();
+            let forecast_sales = known.then(|| blocks.iter().filter_map(|(_, sales)| *sales).sum::<Decimal>());
             let goal = goals.iter().find(|g| g.day_of_week == Week::day_of_week(day));
             let hours = match forecast_sales {
                 Some(sales) => recommended_hours(
@@ -80,16 +115,7 @@ pub fn build_forecast(week: Week, data: &ForecastData) -> ForecastReport {
             };
             ForecastDay { day, blocks, forecast_sales, hours }
         })
-        .collect();
-    ForecastReport {
-        week_label: format!("Week of {start}"),
-        method,
-        reason: (!long_enough).then_some(INSUFFICIENT_HISTORY),
-        backtest,
-        blended_hourly_wage,
-        wage_source,
-        days,
-    }
+        .collect()
 }
 
 #[cfg(test)]

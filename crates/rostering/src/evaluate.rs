@@ -136,7 +136,7 @@ fn objective(instance: &Instance, roster: &Roster) -> Objective {
         }
     }
     for line in &instance.cover {
-        let staffed = i64::from(roster.staffed(line.day, line.shift));
+        let staffed = i64::from(line.staffed(roster));
         let requirement = i64::from(line.requirement);
         objective.under_cover += (requirement - staffed).max(0) * line.under_weight;
         objective.over_cover += (staffed - requirement).max(0) * line.over_weight;

@@ -138,7 +138,7 @@ impl Formulation {
         }
         self.run_values(instance, roster, &mut values);
         for (line, &(under, over)) in instance.cover.iter().zip(&self.cover_columns) {
-            let staffed = f64::from(roster.staffed(line.day, line.shift));
+            let staffed = f64::from(line.staffed(roster));
             let requirement = f64::from(line.requirement);
             values[under] = (requirement - staffed).max(0.0);
             values[over] = (staffed - requirement).max(0.0);
@@ -334,10 +334,13 @@ impl Formulation {
             self.cover_columns.push((under, over));
             // The fixed cells counted once, the free ones as columns: a neighbourhood of a large
             // instance does not walk every employee for every line.
-            let mut staffed = Expr { constant: f64::from(fixed_staffed[line.day][line.shift]), ..Expr::default() };
-            free_employees
-                .iter()
-                .for_each(|&employee| staffed.add(self.works_shift(employee, line.day, line.shift), 1.0));
+            let fixed: u32 = line.shifts.iter().map(|&(shift, units)| fixed_staffed[line.day][shift] * units).sum();
+            let mut staffed = Expr { constant: f64::from(fixed), ..Expr::default() };
+            for &(shift, units) in &line.shifts {
+                free_employees
+                    .iter()
+                    .for_each(|&employee| staffed.add(self.works_shift(employee, line.day, shift), f64::from(units)));
+            }
             staffed.terms.push((under, 1.0));
             staffed.terms.push((over, -1.0));
             let requirement = f64::from(line.requirement);

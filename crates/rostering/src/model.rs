@@ -83,14 +83,34 @@ pub struct ShiftRequest {
     pub weight: i64,
 }
 
-/// Staff wanted on a shift on a day, with the weight of each person under or over.
+/// Staff wanted on a day, with the weight of each unit under or over. A benchmark line counts the
+/// people on one shift type; a line may count several, each person by its units (a restaurant counts
+/// a block's minutes, so a short shift and a long one cover the same need).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cover {
     pub day: usize,
-    pub shift: usize,
+    /// The shift types counted, with the units one person on each counts.
+    pub shifts: Vec<(usize, u32)>,
     pub requirement: u32,
     pub under_weight: i64,
     pub over_weight: i64,
+}
+
+impl Cover {
+    /// One shift type's people, as the benchmark counts them.
+    pub fn people(day: usize, shift: usize, requirement: u32, under_weight: i64, over_weight: i64) -> Self {
+        Self { day, shifts: vec![(shift, 1)], requirement, under_weight, over_weight }
+    }
+
+    /// The units the roster puts on the line.
+    pub fn staffed(&self, roster: &Roster) -> u32 {
+        self.shifts.iter().map(|&(shift, units)| roster.staffed(self.day, shift) * units).sum()
+    }
+
+    /// The most units the whole staff could put on the line.
+    fn most(&self, staff: usize) -> i64 {
+        staff as i64 * i64::from(self.shifts.iter().map(|&(_, units)| units).max().unwrap_or(0))
+    }
 }
 
 /// Who works what: for each employee (in the instance's order), each day's shift or `None` for a day off.
@@ -143,14 +163,13 @@ impl Instance {
     /// One more than the largest the objective can be: every request unmet, every cover line as short
     /// as it can be or as over as the staff allow, every shift at its cost.
     pub fn objective_ceiling(&self) -> i64 {
-        let staff = self.staff.len() as i64;
         let requests: i64 = self.on_requests.iter().chain(&self.off_requests).map(|request| request.weight).sum();
         let cover: i64 = self
             .cover
             .iter()
             .map(|line| {
                 let under = i64::from(line.requirement) * line.under_weight;
-                let over = (staff - i64::from(line.requirement)).max(0) * line.over_weight;
+                let over = (line.most(self.staff.len()) - i64::from(line.requirement)).max(0) * line.over_weight;
                 under.max(over)
             })
             .sum();

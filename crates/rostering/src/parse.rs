@@ -340,14 +340,15 @@ fn cover(lines: &[Line<'_>], context: &Context<'_>) -> Result<Vec<Cover>, ParseE
         .iter()
         .map(|line| {
             line.arity(5, "Day, ShiftID, Requirement, Weight for under, Weight for over")?;
-            let cover = Cover {
-                day: context.day(line, 0)?,
-                shift: context.shift(line, 1)?,
-                requirement: line.number(2, "the requirement")?,
-                under_weight: weight(line, 3, "the weight for under")?,
-                over_weight: weight(line, 4, "the weight for over")?,
-            };
-            if !seen.insert((cover.day, cover.shift)) {
+            let (day, shift) = (context.day(line, 0)?, context.shift(line, 1)?);
+            let cover = Cover::people(
+                day,
+                shift,
+                line.number(2, "the requirement")?,
+                weight(line, 3, "the weight for under")?,
+                weight(line, 4, "the weight for over")?,
+            );
+            if !seen.insert((day, shift)) {
                 return Err(line.error("a second cover line for the same day and shift"));
             }
             Ok(cover)

@@ -75,7 +75,13 @@ async fn a_week_is_covered_within_the_rules_at_the_least_cost() {
                     .iter()
                     .map(|d| {
                         planned.shifts.iter().find(|s| s.employee_key == m.key && s.date == *d).map(|s| {
-                            templates.iter().position(|t| t.department == s.department && t.block == s.block).unwrap()
+                            model
+                                .templates
+                                .iter()
+                                .position(|t| {
+                                    t.department == s.department && t.block == s.block && t.hours() == s.hours
+                                })
+                                .unwrap()
                         })
                     })
                     .collect()

@@ -6,16 +6,19 @@
 //! to the end of the week.
 //!
 //! Sales follow a weekday pattern (Friday and Saturday busiest), a season (a summer peak), a slow
-//! growth and a deterministic noise of ±8%. Punches follow the shifts a few minutes early or late,
+//! growth and a deterministic noise of ±8%. The published schedules follow the sales a manager could
+//! expect, with a misjudged count now and then (see `schedule`); a week that runs short of people
+//! gives someone a sixth day, and overtime. Punches follow the shifts a few minutes early or late,
 //! with unpaid meal breaks on long shifts and paid rest breaks on short ones; one in forty is left
-//! unapproved, and the manager works every day, so the week has overtime.
+//! unapproved.
 
 mod activity;
+mod schedule;
 
 use anyhow::Context;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use opsd_core::{Decimal, Department, LocationId, TeamId};
+use opsd_core::{Decimal, LocationId, TeamId};
 use opsd_optimization::{AnalyticsStore, Block, DayGoal, SalesRow, Week};
 use opsd_postgres::schema::{locations, teams};
 use opsd_postgres::{Db, PgAnalyticsStore, upsert_punches, upsert_shifts};
@@ -27,6 +30,14 @@ pub const DEMO_TEAM: &str = "org_demo";
 /// The first demo location, the same on every run.
 pub const DEMO_LOCATION: uuid::Uuid = location_id(0);
 const DEMO_TIMEZONE: &str = "America/Chicago";
+/// The team's sales per labor hour goal, which its managers staff to, and its labor-% goal: the
+/// same budget at the demo's mean wage of about $18.
+const SPLH_GOAL: i64 = 60;
+const LABOR_PCT_GOAL: i64 = 30;
+/// Each block's food sales on an ordinary day; late night is served by dinner's people.
+const LUNCH_FOOD: i32 = 1400;
+const DINNER_FOOD: i32 = 2600;
+const LATE_NIGHT_FOOD: i32 = 500;
 
 #[derive(Debug, Clone, Copy)]
 pub struct DemoSize {
@@ -58,8 +69,14 @@ fn jitter(key: &str, modulo: u64) -> u64 {
         % modulo
 }
 
-/// How busy a day is against an ordinary one: weekday, season, growth and noise.
-fn busyness(location: u32, date: time::Date, weeks_back: u32, block: Block) -> Decimal {
+/// A location's size against an ordinary one, in percent.
+fn location_size(location: u32) -> i64 {
+    85 + i64::from(location % 7) * 5
+}
+
+/// How busy a day can be expected to be against an ordinary one: weekday, season, growth and the
+/// location's size.
+fn expected_busyness(location: u32, date: time::Date, weeks_back: u32) -> f64 {
     let weekday = match date.weekday() {
         time::Weekday::Friday | time::Weekday::Saturday => 135,
         time::Weekday::Sunday => 115,
@@ -69,10 +86,19 @@ fn busyness(location: u32, date: time::Date, weeks_back: u32, block: Block) -> D
     let day_of_year = f64::from(date.ordinal());
     let season = 100.0 + 15.0 * ((day_of_year - 100.0) / 365.0 * std::f64::consts::TAU).sin();
     let growth = 100.0 - 0.1 * f64::from(weeks_back);
+    f64::from(weekday) * season * growth * location_size(location) as f64 / 1e8
+}
+
+/// How busy a block turned out: what could be expected, and a deterministic noise of ±8%.
+fn busyness(location: u32, date: time::Date, weeks_back: u32, block: Block) -> Decimal {
     let noise = 92 + jitter(&format!("{location}-{date}-{block:?}"), 17) as i64;
-    let location_size = 85 + i64::from(location % 7) * 5;
-    let factor = f64::from(weekday) * season * growth * (noise * location_size) as f64 / 1e10;
+    let factor = expected_busyness(location, date, weeks_back) * noise as f64 / 100.0;
     Decimal::from_f64_retain(factor).unwrap_or(Decimal::ONE).round_dp(4)
+}
+
+/// A block's sales from its food: beverage at 35% of food, and $40 of other sales.
+fn block_sales(food: f64) -> f64 {
+    food * 1.35 + 40.0
 }
 
 /// The punch an employee made for a shift: a few minutes off its times, with its breaks.
@@ -123,8 +149,8 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
         .map(|day| DayGoal {
             day_of_week: day,
             sales_goal: Decimal::from(if day <= 1 { 5200 } else { 3800 }),
-            labor_pct_target: Decimal::from(28),
-            splh_target: Decimal::from(55),
+            labor_pct_target: Decimal::from(LABOR_PCT_GOAL),
+            splh_target: Decimal::from(SPLH_GOAL),
         })
         .collect();
     store.set_goals(&team, None, &team_goals).await.context("seeding goals")?;
@@ -158,12 +184,13 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
         let mut punches = Vec::new();
         let mut week = this_week;
         for weeks_back in 0..=size.weeks {
-            for (day_index, date) in week.days().into_iter().enumerate() {
+            for date in week.days() {
                 // Today and the rest of this week are scheduled, not yet worked or sold.
                 let happened = date < today;
-                for (block, base) in [(Block::Lunch, 1400), (Block::Dinner, 2600), (Block::LateNight, 500)]
-                    .into_iter()
-                    .filter(|_| happened)
+                for (block, base) in
+                    [(Block::Lunch, LUNCH_FOOD), (Block::Dinner, DINNER_FOOD), (Block::LateNight, LATE_NIGHT_FOOD)]
+                        .into_iter()
+                        .filter(|_| happened)
                 {
                     let food = Decimal::from(base) * busyness(index, date, weeks_back, block);
                     sales.push(SalesRow {
@@ -176,39 +203,48 @@ pub async fn seed_demo(db: &Db, size: DemoSize) -> anyhow::Result<DemoTeam> {
                         guests: Some(base / 25),
                     });
                 }
-                for (n, (start, hours, department, role, wage)) in [
-                    (10, 6, Department::Foh, "Server", 1500),
-                    (10, 7, Department::Boh, "Line Cook", 1900),
-                    (16, 6, Department::Foh, "Server", 1500),
-                    (15, 8, Department::Boh, "Line Cook", 1900),
-                    (16, 7, Department::Foh, "Bartender", 1700),
-                    (9, 8, Department::Other, "Manager", 2600),
-                ]
+            }
+            let expected: Vec<(f64, f64)> = week
+                .days()
                 .into_iter()
-                .enumerate()
-                {
-                    let local = date.with_time(Time::from_hms(start, 0, 0).expect("a time"));
+                .map(|date| {
+                    let busy = expected_busyness(index, date, weeks_back);
+                    (
+                        block_sales(LUNCH_FOOD as f64 * busy),
+                        block_sales(DINNER_FOOD as f64 * busy) + block_sales(LATE_NIGHT_FOOD as f64 * busy),
+                    )
+                })
+                .collect();
+            let plan = schedule::week_schedule(
+                index,
+                location_size(index),
+                &week.start().to_string(),
+                &expected,
+                SPLH_GOAL as f64,
+            );
+            for (date, day) in week.days().into_iter().zip(plan) {
+                let happened = date < today;
+                for (n, assignment) in day.into_iter().enumerate() {
+                    let slot = assignment.slot;
+                    let local = date.with_time(Time::from_hms(slot.start_hour, slot.start_minute, 0).expect("a time"));
                     let start_at = local.assume_timezone(zone).take_first().context("a local start time")?;
-                    // Each location has its own staff: two crews alternate by day; the manager (the
-                    // last slot) works every day.
-                    let employee = if n == 5 { n } else { n + 6 * (day_index % 2) };
-                    let employee = format!("{index}-{employee}");
+                    let employee = format!("{index}-{}", assignment.employee);
                     let input = ShiftInput {
                         provider_shift_id: format!("demo-{index}-{date}-{n}"),
                         employee_name: format!("Demo Employee {employee}"),
                         employee_key: format!("demo-{employee}"),
-                        role: role.into(),
-                        department,
+                        role: slot.role.into(),
+                        department: slot.department,
                         start_at: start_at.to_offset(time::UtcOffset::UTC),
-                        end_at: (start_at + Duration::hours(hours)).to_offset(time::UtcOffset::UTC),
-                        unpaid_break_minutes: if hours >= 7 { 30 } else { 0 },
-                        hourly_wage: Decimal::new(wage, 2),
+                        end_at: (start_at + Duration::minutes(slot.minutes)).to_offset(time::UtcOffset::UTC),
+                        unpaid_break_minutes: if slot.minutes >= 7 * 60 { 30 } else { 0 },
+                        hourly_wage: Decimal::new(assignment.wage_cents, 2),
                         is_draft: false,
                     };
                     let shift = ScheduledShift::place(input, zone).context("placing a demo shift")?;
                     if happened {
                         let punch = punch_for(&shift, &format!("demo-{index}-{date}-{n}"));
-                        let mut stored = StoredPunch::place(&punch, department, zone);
+                        let mut stored = StoredPunch::place(&punch, slot.department, zone);
                         stored.employee_key = shift.input.employee_key.clone();
                         punches.push(stored);
                     }

@@ -95,13 +95,15 @@ pub fn templates_from_history(shifts: &[PastShift]) -> Vec<ShiftTemplate> {
 
 /// The hours each day, block and department calls for: the day's hours by the SPLH goal (by the
 /// labor-% budget when there is no SPLH goal), split over the blocks by their forecast sales and over
-/// the departments by the share of the block's hours each worked in the weeks before. A day without
-/// a forecast or either goal calls for nothing.
+/// the departments by the share of the block's hours each worked in the weeks before. A block the
+/// location staffs no shift in (late night, served by dinner's people) adds its sales to the block
+/// before it that has shifts. A day without a forecast or either goal calls for nothing.
 pub fn needs_from_forecast(forecast: &ForecastReport, history: &[PastShift]) -> Vec<BlockNeed> {
     let mut block_hours: BTreeMap<(Block, Department), Decimal> = BTreeMap::new();
     for shift in history {
         *block_hours.entry((shift.block, shift.department)).or_default() += Decimal::from(shift.minutes);
     }
+    let staffed = |block: Block| block_hours.keys().any(|(b, _)| *b == block);
     let mut needs = Vec::new();
     for day in &forecast.days {
         let (Some(day_sales), Some(day_hours)) =
@@ -112,14 +114,23 @@ pub fn needs_from_forecast(forecast: &ForecastReport, history: &[PastShift]) -> 
         if day_sales <= Decimal::ZERO {
             continue;
         }
+        let mut served: BTreeMap<Block, Decimal> = BTreeMap::new();
+        let mut last_staffed = None;
         for (block, sales) in &day.blocks {
-            let sales = sales.unwrap_or_default();
-            let in_block: Decimal = block_hours.iter().filter(|((b, _), _)| b == block).map(|(_, h)| *h).sum();
-            for ((_, department), worked) in block_hours.iter().filter(|((b, _), _)| b == block) {
+            if staffed(*block) {
+                last_staffed = Some(*block);
+            }
+            if let Some(by) = last_staffed {
+                *served.entry(by).or_default() += sales.unwrap_or_default();
+            }
+        }
+        for (block, sales) in served {
+            let in_block: Decimal = block_hours.iter().filter(|((b, _), _)| *b == block).map(|(_, h)| *h).sum();
+            for ((_, department), worked) in block_hours.iter().filter(|((b, _), _)| *b == block) {
                 let share = *worked / in_block;
                 needs.push(BlockNeed {
                     date: day.day,
-                    block: *block,
+                    block,
                     department: *department,
                     hours: (day_hours * sales / day_sales * share).round_dp(2),
                     sales: (sales * share).round_dp(2),

@@ -33,8 +33,9 @@ pub struct ShiftTemplate {
 }
 
 impl ShiftTemplate {
+    /// Unique in a week's model: a block's whole and short shifts differ in length.
     pub fn id(&self) -> String {
-        format!("{}-{}", self.department.as_str(), self.block.as_str())
+        format!("{}-{}-{}", self.department.as_str(), self.block.as_str(), self.minutes)
     }
 
     /// Minutes from the start of the shift's day to its end (past 1440 when it ends after midnight).

@@ -1,6 +1,7 @@
 //! Planning a restaurant's week on the rostering engine: the location's week as an instance, the
 //! roster it returns as shifts with the figures a manager reviews, and the proposals a manager asks for.
 
+mod backtest;
 mod history;
 mod inputs;
 mod model;
@@ -15,6 +16,7 @@ mod service_tests;
 #[cfg(test)]
 mod tests;
 
+pub use backtest::{BacktestWeek, RULE_OF_THUMB_WEEKS, ScheduleScore};
 pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_from_history};
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
 pub use model::{ChangeKind, Coverage, ScheduleChange, WeekModel};

@@ -2,8 +2,8 @@
 //!
 //! The correspondence (`docs/labor-planning.md`): a day is a day of the week from Saturday (the
 //! weekend is offsets 0 and 1); a shift type is one department's shift in one block; cover is the
-//! people a block's hours call for in that department, each short person weighted by the sales at
-//! risk; every assignment costs its employee's wage for the shift's hours, so overstaffing costs the
+//! minutes a block's hours call for in that department, counted over its whole and short shifts,
+//! each minute short weighted by the sales at risk; every assignment costs its employee's wage for the shift's hours, so overstaffing costs the
 //! wage; the rules are the team's (`PlanRules`), unavailable days are days off and preferences are
 //! off-requests on the blocks not preferred.
 
@@ -20,6 +20,21 @@ use super::proposal::PlannedShift;
 use super::rules::PlanRules;
 
 const DAYS: usize = 7;
+
+/// Each department's shift per block as the location runs it (lengthened to the shortest shift the
+/// rules allow), and beside it a short one of that shortest length from the same start, where it is
+/// at least an hour shorter: the part of a block's need under a whole shift is met by a short shift
+/// instead of a long one over it or nobody.
+fn with_short_shifts(templates: &[ShiftTemplate], shortest: u32) -> Vec<ShiftTemplate> {
+    templates
+        .iter()
+        .flat_map(|t| {
+            let full = ShiftTemplate { minutes: t.minutes.max(shortest), ..*t };
+            let short = ShiftTemplate { minutes: shortest, ..*t };
+            std::iter::once(full).chain((full.minutes >= shortest + 60).then_some(short))
+        })
+        .collect()
+}
 
 /// The week's instance, with what its indexes stand for.
 #[derive(Debug, Clone)]
@@ -95,8 +110,7 @@ impl WeekModel {
         availability: &[Availability],
         rules: PlanRules,
     ) -> Self {
-        let templates: Vec<ShiftTemplate> =
-            templates.iter().map(|t| ShiftTemplate { minutes: t.minutes.max(rules.min_shift_minutes), ..*t }).collect();
+        let templates = with_short_shifts(templates, rules.min_shift_minutes);
         let shifts = templates
             .iter()
             .map(|from| ShiftType {
@@ -153,16 +167,27 @@ impl WeekModel {
             .iter()
             .filter_map(|need| {
                 let day = dates.iter().position(|d| *d == need.date)?;
-                let shift = templates.iter().position(|t| t.department == need.department && t.block == need.block)?;
-                let per_person = templates[shift].hours();
-                let requirement = (need.hours / per_person)
-                    .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
-                    .to_u32()
-                    .unwrap_or(0);
-                let sales_per_hour = if need.hours > Decimal::ZERO { need.sales / need.hours } else { Decimal::ZERO };
-                let at_risk = sales_per_hour * per_person * Decimal::from(rules.understaffed_sales_at_risk_pct)
-                    / Decimal::ONE_HUNDRED;
-                Some(Cover { day, shift, requirement, under_weight: cents(at_risk), over_weight: 0 })
+                let counted: Vec<(usize, u32)> = (0..templates.len())
+                    .filter(|&t| templates[t].department == need.department && templates[t].block == need.block)
+                    .map(|t| (t, templates[t].minutes))
+                    .collect();
+                if counted.is_empty() {
+                    return None;
+                }
+                let sales_per_minute = if need.hours > Decimal::ZERO {
+                    need.sales / need.hours / Decimal::from(60)
+                } else {
+                    Decimal::ZERO
+                };
+                let at_risk =
+                    sales_per_minute * Decimal::from(rules.understaffed_sales_at_risk_pct) / Decimal::ONE_HUNDRED;
+                Some(Cover {
+                    day,
+                    shifts: counted,
+                    requirement: (need.hours * Decimal::from(60)).round().to_u32().unwrap_or(0),
+                    under_weight: cents(at_risk),
+                    over_weight: 0,
+                })
             })
             .collect();
         let instance = Instance {
@@ -179,14 +204,22 @@ impl WeekModel {
 
     /// Fair workweek: the published schedule of the week kept unless a change is worth its premium.
     /// Each published shift is an on-request weighted by the premium; each day an employee was not
-    /// published on is an off-request of that weight on every shift they could work.
+    /// published on is an off-request of that weight on every shift they could work. A published
+    /// shift is not cut short (the laws count fewer hours as a change), so the short shifts are off.
     pub fn keeping_published(mut self, published: &[(String, Date, Department, Block)]) -> Self {
         let dates = self.week.days();
         let premium = self.rules.change_premium_cents;
+        let short: Vec<usize> =
+            (0..self.templates.len()).filter(|&t| self.templates[t].minutes < self.full_minutes(t)).collect();
+        for employee in &mut self.instance.staff {
+            for &shift in &short {
+                employee.max_shifts[shift] = Some(0);
+            }
+        }
         for (employee, member) in self.staff.iter().enumerate() {
             for (day, date) in dates.iter().enumerate() {
                 let kept = published.iter().find(|(key, on, _, _)| *key == member.key && on == date);
-                for (shift, template) in self.templates.iter().enumerate() {
+                for (shift, template) in self.templates.iter().enumerate().filter(|(t, _)| !short.contains(t)) {
                     let request = ShiftRequest { employee, day, shift, weight: premium };
                     match kept {
                         Some((_, _, department, block))
@@ -204,6 +237,17 @@ impl WeekModel {
         }
         self.published = published.to_vec();
         self
+    }
+
+    /// The length of the whole shift of a template's department and block.
+    fn full_minutes(&self, template: usize) -> u32 {
+        let of = &self.templates[template];
+        self.templates
+            .iter()
+            .filter(|t| t.department == of.department && t.block == of.block)
+            .map(|t| t.minutes)
+            .max()
+            .unwrap_or(of.minutes)
     }
 
     /// Every shift of the published schedule the roster does not keep, and every shift it adds, for
@@ -296,11 +340,13 @@ impl WeekModel {
     /// shift that was short and that they work (by department), on a day they were free for it.
     pub fn binding_rules(&self, roster: &Roster) -> Vec<(&'static str, Vec<String>)> {
         let instance = &self.instance;
+        // Short by at least the shift: one more of it would not have been over.
         let short = |day: usize, shift: usize| {
-            instance
-                .cover
-                .iter()
-                .any(|c| c.day == day && c.shift == shift && roster.staffed(day, shift) < c.requirement)
+            instance.cover.iter().any(|c| {
+                c.day == day
+                    && c.shifts.iter().any(|&(s, _)| s == shift)
+                    && c.staffed(roster) + instance.shifts[shift].minutes <= c.requirement
+            })
         };
         let mut binding: Vec<(&'static str, Vec<String>)> =
             ["max_weekly_hours", "max_days_in_a_row", "min_rest", "unavailable"]

@@ -3,13 +3,19 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use opsd_core::{Caller, Clock, LocationId, Page, PageRequest, ServiceError, StoreError, ValidationErrors, Week};
+use opsd_core::{
+    Caller, Clock, LocationId, Page, PageRequest, ServiceError, StoreError, TeamId, ValidationErrors, Week,
+};
 use opsd_optimization::effective_goals;
 use opsd_rostering::{Engine, RosterSolver, SolveOptions};
 use rust_decimal::Decimal;
 use time::Duration;
 use uuid::Uuid;
 
+use super::backtest::{
+    BacktestWeek, past_staffing, proposal_staffing, rule_of_thumb, rules_broken, score, worked_of_past,
+    worked_of_proposal,
+};
 use super::history::{needs_from_forecast, staff_from_history, templates_from_history};
 use super::inputs::Availability;
 use super::model::WeekModel;
@@ -17,7 +23,7 @@ use super::plan::{WeekTargets, plan_week};
 use super::ports::{AvailabilityWrite, ClaimedProposal, PlanningInputs, WeekPlanStore};
 use super::proposal::{Proposal, ProposalKey, ProposalResult, TIME_LIMIT_SECONDS};
 use super::rules::PlanRules;
-use crate::forecast_report::{ForecastReport, HISTORY_WEEKS, build_forecast};
+use crate::forecast_report::{ForecastReport, HISTORY_WEEKS, build_forecast, hindsight};
 use crate::ports::PlanningStore;
 
 /// Staff and shift times are read from this many weeks before the planned week.
@@ -61,6 +67,17 @@ struct WeekInputs {
     forecast: ForecastReport,
     splh_target: Option<Decimal>,
     labor_pct_target: Option<Decimal>,
+}
+
+/// What a plan makes of the week's published schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Published {
+    /// Fair workweek: kept unless a change is worth its premium.
+    Kept,
+    /// Its people are staff (someone new may be on it); its shifts are not kept.
+    StaffOnly,
+    /// A backtest plans as if it were not yet written.
+    Unknown,
 }
 
 #[derive(derive_new::new)]
@@ -170,12 +187,7 @@ impl WeekPlanService {
         Ok(Page::of(rows, &page, Proposal::key))
     }
 
-    async fn read(
-        &self,
-        team: &opsd_core::TeamId,
-        location: LocationId,
-        week: Week,
-    ) -> Result<Option<WeekInputs>, StoreError> {
+    async fn read(&self, team: &TeamId, location: LocationId, week: Week) -> Result<Option<WeekInputs>, StoreError> {
         let start = week.start();
         let Some(inputs) = self.store.inputs(team, location, start - Duration::weeks(STAFF_WEEKS), start).await? else {
             return Ok(None);
@@ -214,25 +226,42 @@ impl WeekPlanService {
     }
 
     async fn solve(&self, claimed: &ClaimedProposal) -> Result<Result<ProposalResult, String>, StoreError> {
-        let Some(WeekInputs { inputs, forecast, splh_target, labor_pct_target }) =
-            self.read(&claimed.team, claimed.location, claimed.week).await?
-        else {
+        let Some(week_inputs) = self.read(&claimed.team, claimed.location, claimed.week).await? else {
             return Ok(Err("the location is no longer the team's".into()));
         };
-        let Some(timezone) = time_tz::timezones::get_by_name(&inputs.timezone) else {
-            return Ok(Err(format!("the location's time zone {} is unknown", inputs.timezone)));
+        let notice_ends = self.clock.now().date() + Duration::days(i64::from(self.rules.notice_days));
+        let published = if claimed.week.start() < notice_ends { Published::Kept } else { Published::StaffOnly };
+        let options = SolveOptions {
+            time_limit: std::time::Duration::from_secs(u64::from(claimed.time_limit_seconds)),
+            threads: 1,
+            seed: claimed.id.as_u128() as u64,
         };
-        let everyone: Vec<_> = inputs.history.iter().chain(&inputs.published).cloned().collect();
+        Ok(self.plan(claimed.week, &week_inputs, published, &options).await)
+    }
+
+    /// The week's model from its inputs, solved.
+    async fn plan(
+        &self,
+        week: Week,
+        week_inputs: &WeekInputs,
+        published: Published,
+        options: &SolveOptions,
+    ) -> Result<ProposalResult, String> {
+        let WeekInputs { inputs, forecast, splh_target, labor_pct_target } = week_inputs;
+        let Some(timezone) = time_tz::timezones::get_by_name(&inputs.timezone) else {
+            return Err(format!("the location's time zone {} is unknown", inputs.timezone));
+        };
+        let known = if published == Published::Unknown { &[][..] } else { &inputs.published[..] };
+        let everyone: Vec<_> = inputs.history.iter().chain(known).cloned().collect();
         let mut model = WeekModel::new(
-            claimed.week,
+            week,
             staff_from_history(&everyone),
             &templates_from_history(&inputs.history),
-            needs_from_forecast(&forecast, &inputs.history),
+            needs_from_forecast(forecast, &inputs.history),
             &inputs.availability,
             self.rules.clone(),
         );
-        let notice_ends = self.clock.now().date() + Duration::days(i64::from(self.rules.notice_days));
-        if claimed.week.start() < notice_ends && !inputs.published.is_empty() {
+        if published == Published::Kept && !inputs.published.is_empty() {
             let published: Vec<_> = inputs
                 .published
                 .iter()
@@ -242,15 +271,60 @@ impl WeekPlanService {
         }
         let targets = WeekTargets {
             projected_sales: forecast.days.iter().filter_map(|d| d.forecast_sales).sum(),
-            splh_target,
-            labor_pct_target,
-        };
-        let options = SolveOptions {
-            time_limit: std::time::Duration::from_secs(u64::from(claimed.time_limit_seconds)),
-            threads: 1,
-            seed: claimed.id.as_u128() as u64,
+            splh_target: *splh_target,
+            labor_pct_target: *labor_pct_target,
         };
         let engine = Engine::new(self.solver.clone());
-        Ok(plan_week(&engine, model, targets, timezone, &options).await.map_err(|failure| failure.to_string()))
+        plan_week(&engine, model, targets, timezone, options).await.map_err(|failure| failure.to_string())
+    }
+
+    /// Plans a week that has passed from what was known before it (its published schedule is not
+    /// kept: the plan is made as if the week were still open), and scores the plan beside the
+    /// schedule that was published for it and the rule of thumb, against the need its actual sales
+    /// called for. An error says why the week could not be planned.
+    pub async fn backtest(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        week: Week,
+        options: &SolveOptions,
+    ) -> Result<Result<BacktestWeek, String>, StoreError> {
+        let Some(week_inputs) = self.read(team, location, week).await? else {
+            return Ok(Err("the location is not the team's".into()));
+        };
+        if week_inputs.forecast.method.is_none() {
+            return Ok(Err(PlanRefusal::InsufficientHistory.to_string()));
+        }
+        let following = Week::containing(week.start() + Duration::weeks(1));
+        let Some(actual) = self.planning.forecast_data(team, Some(location), following, week.start()).await? else {
+            return Ok(Err("the location is not the team's".into()));
+        };
+        let result = match self.plan(week, &week_inputs, Published::Unknown, options).await {
+            Ok(result) => result,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let happened = hindsight(week, &actual);
+        let needs = needs_from_forecast(&happened, &week_inputs.inputs.history);
+        let actual_sales: Decimal = happened.days.iter().filter_map(|d| d.forecast_sales).sum();
+        let published = &week_inputs.inputs.published;
+        Ok(Ok(BacktestWeek {
+            week,
+            actual_sales,
+            labor_pct_target: week_inputs.labor_pct_target,
+            proposal: score(
+                &proposal_staffing(&result.shifts),
+                &needs,
+                actual_sales,
+                Some(rules_broken(&worked_of_proposal(&result.shifts), &self.rules)),
+            ),
+            published: score(
+                &past_staffing(published),
+                &needs,
+                actual_sales,
+                Some(rules_broken(&worked_of_past(published), &self.rules)),
+            ),
+            rule_of_thumb: score(&rule_of_thumb(&week_inputs.inputs.history, week), &needs, actual_sales, None),
+            solver: result.solver,
+        }))
     }
 }

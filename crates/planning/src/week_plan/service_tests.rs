@@ -319,3 +319,66 @@ async fn a_past_week_or_a_busy_proposal_sends_nothing() {
     let busy = publisher.publish(&admin(), Uuid::from_u128(9)).await;
     assert!(matches!(busy, Err(ServiceError::Domain(PlanRefusal::PublishInProgress))));
 }
+
+#[tokio::test]
+async fn a_backtest_plans_from_before_the_week_and_scores_three_schedules_against_its_actual_sales() {
+    let mut inputs = history(8);
+    // The week as it was published: Cy (new that week) and Ana on all 7 days, 8 hours each.
+    inputs.published = (0..7)
+        .flat_map(|day| {
+            let date = week().start() + Duration::days(day);
+            ["ana", "cy"].map(|key| PastShift {
+                employee_key: key.into(),
+                employee_name: key.into(),
+                role: "Crew".into(),
+                department: Department::Foh,
+                block: Block::Dinner,
+                start: date.with_hms(16, 0, 0).unwrap(),
+                minutes: 480,
+                hourly_wage: Decimal::from(15),
+            })
+        })
+        .collect();
+    let mut store = MockWeekPlanStore::new();
+    store.expect_inputs().return_once(move |_, _, _, _| Ok(Some(inputs)));
+    let mut planning = MockPlanningStore::new();
+    planning
+        .expect_forecast_data()
+        .withf(|_, _, forecast_week, _| *forecast_week == week())
+        .return_once(|_, _, _, _| Ok(Some(sales(8))));
+    // What the week sold: read as the history of the week after it.
+    planning
+        .expect_forecast_data()
+        .withf(|_, _, following, since| following.start() == date!(2026 - 12 - 12) && *since == date!(2026 - 12 - 05))
+        .return_once(|_, _, _, _| {
+            let mut data = sales(0);
+            data.sales = week().days().map(|day| (day, Block::Dinner, Decimal::from(1500))).to_vec();
+            Ok(Some(data))
+        });
+    let mut solver = MockRosterSolver::new();
+    solver.expect_solve().returning(|problem| {
+        assert_eq!(problem.instance.staff.len(), 2, "planned only with who worked before the week");
+        let mut roster = Roster::empty(&problem.instance);
+        for day in (0..6).filter(|&day| problem.is_free(0, day)) {
+            roster.days[0][day] = Some(0);
+        }
+        Ok(SolverOutcome { status: SolverStatus::Feasible, roster: Some(roster), bound: Some(0.0) })
+    });
+    let planner = service(store, planning, solver);
+    let options = opsd_rostering::SolveOptions { time_limit: std::time::Duration::from_secs(1), threads: 1, seed: 1 };
+    let scored = planner.backtest(&TeamId::new("org_1"), LOCATION, week(), &options).await.unwrap().unwrap();
+    assert_eq!(scored.actual_sales, Decimal::from(7 * 1500));
+    assert_eq!(scored.labor_pct_target, Some(Decimal::from(25)));
+    assert_eq!(scored.proposal.rules_broken, Some(0), "{scored:?}");
+    // Ana's 56 hours over 7 days in a row, and Cy's: two rules each.
+    assert_eq!(scored.published.rules_broken, Some(4));
+    assert_eq!(scored.published.hours, Decimal::from(112));
+    assert_eq!(scored.rule_of_thumb.rules_broken, None);
+    assert_eq!(scored.rule_of_thumb.hours, Decimal::from(7 * 12), "two 6-hour dinners a day before");
+    // 1500 a day at 100 SPLH is 15 hours a day, half front and half back of house as before: the
+    // published week is 8.5 hours over in front and 7.5 short in back each day.
+    assert_eq!(scored.published.hours_over, Decimal::new(595, 1));
+    assert_eq!(scored.published.hours_short, Decimal::new(525, 1));
+    assert_eq!(scored.published.labor_pct, Some(Decimal::from(16)));
+    assert!(scored.proposal.hours_short > Decimal::ZERO, "one person six days cannot cover 15 hours a day");
+}

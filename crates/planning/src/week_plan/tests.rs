@@ -35,6 +35,15 @@ fn past(
     }
 }
 
+/// The model's shift type of a department's block and length.
+fn index(model: &WeekModel, department: Department, block: Block, minutes: u32) -> usize {
+    model
+        .templates
+        .iter()
+        .position(|t| t.department == department && t.block == block && t.minutes == minutes)
+        .expect("a shift type of that block and length")
+}
+
 fn template(department: Department, block: Block, start: time::Time, minutes: u32) -> ShiftTemplate {
     ShiftTemplate { department, block, start, minutes }
 }
@@ -90,6 +99,48 @@ fn history_gives_each_employee_their_most_worked_role_per_department_and_latest_
 }
 
 #[test]
+fn needs_split_the_days_hours_by_block_sales_and_department_share_with_late_night_served_by_dinner() {
+    let history = vec![
+        past("ana", "Server", Department::Foh, Block::Lunch, datetime!(2026-11-07 10:00), 360, 15),
+        past("ben", "Server", Department::Foh, Block::Dinner, datetime!(2026-11-07 16:00), 360, 15),
+        past("cy", "Cook", Department::Boh, Block::Dinner, datetime!(2026-11-07 16:00), 720, 19),
+    ];
+    let day = crate::forecast_report::ForecastDay {
+        day: week().start(),
+        blocks: vec![
+            (Block::Lunch, Some(Decimal::from(1000))),
+            (Block::Dinner, Some(Decimal::from(2500))),
+            (Block::LateNight, Some(Decimal::from(500))),
+        ],
+        forecast_sales: Some(Decimal::from(4000)),
+        hours: crate::recommend::HoursRecommendation {
+            hours_for_splh: Some(Decimal::from(80)),
+            ..crate::recommend::HoursRecommendation::unknown("")
+        },
+    };
+    let forecast = crate::forecast_report::ForecastReport {
+        week_label: String::new(),
+        method: None,
+        reason: None,
+        backtest: None,
+        blended_hourly_wage: None,
+        wage_source: None,
+        days: vec![day],
+    };
+    let needs = needs_from_forecast(&forecast, &history);
+    let hours = |block, department| {
+        needs.iter().find(|n| n.block == block && n.department == department).map(|n| n.hours.normalize().to_string())
+    };
+    assert_eq!(hours(Block::Lunch, Department::Foh).as_deref(), Some("20"), "80 h x 1000 / 4000");
+    // Dinner serves its own sales and late night's: 3000 of 4000, split 1 to 2 as its hours were.
+    assert_eq!(hours(Block::Dinner, Department::Foh).as_deref(), Some("20"));
+    assert_eq!(hours(Block::Dinner, Department::Boh).as_deref(), Some("40"));
+    assert_eq!(needs.len(), 3, "late night has no shifts, so no need of its own");
+    let total: Decimal = needs.iter().map(|n| n.hours).sum();
+    assert_eq!(total, Decimal::from(80), "no hour of the day is lost");
+}
+
+#[test]
 fn the_rest_rule_forbids_a_close_then_an_open_and_nothing_else() {
     let model = WeekModel::new(
         week(),
@@ -100,14 +151,19 @@ fn the_rest_rule_forbids_a_close_then_an_open_and_nothing_else() {
         PlanRules::default(),
     );
     let shifts = &model.instance.shifts;
-    // Late night ends 02:00: 8 hours before lunch at 10:00, 14 before dinner at 16:00.
-    assert_eq!(shifts[2].not_followed_by, vec![0]);
+    let lunch = [index(&model, Department::Foh, Block::Lunch, 360), index(&model, Department::Foh, Block::Lunch, 240)];
+    // Late night ends 02:00: 8 hours before lunch at 10:00 (whole or short), 14 before dinner at 16:00.
+    assert_eq!(shifts[index(&model, Department::Foh, Block::LateNight, 360)].not_followed_by, lunch.to_vec());
+    // The short late night ends at midnight: 10 hours before lunch.
+    assert!(shifts[index(&model, Department::Foh, Block::LateNight, 240)].not_followed_by.is_empty());
     // Dinner ends 23:30: 10.5 hours before lunch.
-    assert!(shifts[1].not_followed_by.is_empty());
+    assert!(shifts[index(&model, Department::Foh, Block::Dinner, 450)].not_followed_by.is_empty());
     let strict = PlanRules { min_rest_minutes: 11 * 60, ..PlanRules::default() };
     let model = WeekModel::new(week(), vec![], &templates(), vec![], &[], strict);
-    assert_eq!(model.instance.shifts[1].not_followed_by, vec![0]);
-    assert_eq!(model.instance.shifts[3].not_followed_by, Vec::<usize>::new(), "23:00 to 10:00 is 11 hours");
+    let shifts = &model.instance.shifts;
+    assert_eq!(shifts[index(&model, Department::Foh, Block::Dinner, 450)].not_followed_by, lunch.to_vec());
+    let boh = index(&model, Department::Boh, Block::Dinner, 480);
+    assert_eq!(shifts[boh].not_followed_by, Vec::<usize>::new(), "23:00 to 10:00 is 11 hours");
 }
 
 #[test]
@@ -136,15 +192,37 @@ fn staff_rules_availability_and_preferences_become_the_instances_limits() {
 }
 
 #[test]
-fn cover_asks_for_the_people_the_hours_call_for_weighted_by_the_sales_at_risk() {
+fn cover_asks_for_the_blocks_minutes_over_its_whole_and_short_shifts_weighted_by_the_sales_at_risk() {
     let needs =
-        vec![need(0, Block::Dinner, Department::Foh, 15, 1500), need(1, Block::LateNight, Department::Boh, 4, 400)];
-    let model = WeekModel::new(week(), vec![], &templates(), needs, &[], PlanRules::default());
+        vec![need(0, Block::Dinner, Department::Foh, 15, 1800), need(1, Block::LateNight, Department::Boh, 4, 400)];
+    let rules = PlanRules { understaffed_sales_at_risk_pct: 100, ..PlanRules::default() };
+    let model = WeekModel::new(week(), vec![], &templates(), needs, &[], rules);
+    assert_eq!(model.instance.shifts.len(), 8, "each block's whole shift and a 4-hour one");
     assert_eq!(model.instance.cover.len(), 1, "no BOH late-night shift exists to cover");
     let cover = &model.instance.cover[0];
-    assert_eq!((cover.day, cover.shift, cover.requirement), (0, 1, 2), "15 h of 7.5 h shifts");
-    // $100 of sales an hour, 7.5 h, all at risk: $750.
-    assert_eq!((cover.under_weight, cover.over_weight), (75_000, 0));
+    let (whole, short) =
+        (index(&model, Department::Foh, Block::Dinner, 450), index(&model, Department::Foh, Block::Dinner, 240));
+    assert_eq!((cover.day, cover.shifts.clone(), cover.requirement), (0, vec![(whole, 450), (short, 240)], 900));
+    // $120 of sales an hour, all at risk: $2 a minute short.
+    assert_eq!((cover.under_weight, cover.over_weight), (200, 0));
+}
+
+#[test]
+fn a_need_between_whole_shifts_is_met_with_a_short_one() {
+    let staff: Vec<StaffMember> = ["ana", "ben", "cy"].iter().map(|k| member(k, &[Department::Foh], 15)).collect();
+    // 19 h: two whole 7.5 h dinners and a 4 h one.
+    let needs = vec![need(0, Block::Dinner, Department::Foh, 19, 1900)];
+    let model = WeekModel::new(week(), staff, &templates(), needs, &[], PlanRules::default());
+    let mut roster = Roster::empty(&model.instance);
+    roster.days[0][0] = Some(index(&model, Department::Foh, Block::Dinner, 450));
+    roster.days[1][0] = Some(index(&model, Department::Foh, Block::Dinner, 450));
+    assert_eq!(model.instance.cover[0].staffed(&roster), 900);
+    roster.days[2][0] = Some(index(&model, Department::Foh, Block::Dinner, 240));
+    assert_eq!(model.instance.cover[0].staffed(&roster), 1140);
+    assert_eq!(evaluate(&model.instance, &roster).objective.under_cover, 0);
+    let shifts = model.shifts(&roster, UTC);
+    assert_eq!(shifts[2].end - shifts[2].start, time::Duration::hours(4));
+    assert_eq!(model.coverage(&shifts)[0].hours_planned, Decimal::from(19));
 }
 
 #[test]
@@ -155,7 +233,8 @@ fn a_roster_reads_back_as_shifts_with_their_coverage_and_what_bound_it() {
         vec![Availability { employee_key: "ben".into(), unavailable_weekdays: vec![0], ..Availability::default() }];
     let model = WeekModel::new(week(), staff, &templates(), needs, &availability, PlanRules::default());
     let mut roster = Roster::empty(&model.instance);
-    roster.days[0][0] = Some(2); // Ana closes late on Saturday, so cannot open on Sunday.
+    // Ana closes late on Saturday, so cannot open on Sunday.
+    roster.days[0][0] = Some(index(&model, Department::Foh, Block::LateNight, 360));
     roster.days[0][1] = None;
     assert!(evaluate(&model.instance, &roster).is_valid());
     let shifts = model.shifts(&roster, UTC);
@@ -185,9 +264,9 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
         week(),
         vec![member("ana", &[Department::Foh], 15)],
         &templates(),
-        vec![need(0, Block::Dinner, Department::Foh, 15, 800)],
+        vec![need(0, Block::Dinner, Department::Foh, 15, 900)],
         &[],
-        PlanRules::default(),
+        PlanRules { understaffed_sales_at_risk_pct: 100, ..PlanRules::default() },
     );
     let mut failing = MockRosterSolver::new();
     failing.expect_solve().returning(|_| Err(SolverError::Failed("crashed".into())));
@@ -200,7 +279,7 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
     solver.expect_solve().returning(|problem| {
         let mut roster = Roster::empty(&problem.instance);
         if problem.is_free(0, 0) {
-            roster.days[0][0] = Some(1);
+            roster.days[0][0] = Some(2); // the whole dinner shift
         }
         Ok(SolverOutcome { status: SolverStatus::Optimal, roster: Some(roster), bound: Some(0.0) })
     });
@@ -209,7 +288,7 @@ async fn a_failing_solver_claims_nothing_and_a_valid_answer_gives_its_figures() 
     assert_eq!((planned.hours, planned.labor_cost), (Decimal::new(75, 1), Decimal::new(11250, 2)));
     assert_eq!(planned.labor_pct, Some(Decimal::new(1406, 2)));
     assert_eq!(planned.splh, Some(Decimal::new(10667, 2)));
-    assert_eq!(planned.solver.objective, 11_250 + 40_000, "the wage, and one of the two people short at $400");
+    assert_eq!(planned.solver.objective, 11_250 + 45_000, "the wage, and 7.5 of the 15 hours short at $60");
     assert_ne!(planned.solver.status, Status::Infeasible);
 }
 
@@ -224,14 +303,15 @@ fn a_published_week_inside_the_notice_is_kept_unless_a_change_is_worth_its_premi
     // work is an off-request of the same weight.
     assert_eq!(
         model.instance.on_requests,
-        vec![opsd_rostering::ShiftRequest { employee: 0, day: 0, shift: 1, weight: 1500 }]
+        vec![opsd_rostering::ShiftRequest { employee: 0, day: 0, shift: 2, weight: 1500 }]
     );
     assert_eq!(model.instance.off_requests.len(), 6 * 3 + 7 * 3, "3 FOH shifts a day; Ana's Saturday is published");
+    assert!(model.instance.staff.iter().all(|e| e.max_shifts[3] == Some(0)), "a published week is not cut short");
 
     let mut roster = Roster::empty(&model.instance);
     assert_eq!(evaluate(&model.instance, &roster).objective.total(), 1500, "dropping Ana's dinner costs the premium");
     roster.days[0][0] = Some(0); // Ana moved to lunch.
-    roster.days[1][3] = Some(1); // Ben added on Tuesday.
+    roster.days[1][3] = Some(2); // Ben added on Tuesday.
     let changes = model.changes(&roster);
     let kinds: Vec<_> = changes.iter().map(|c| (c.employee_key.as_str(), c.kind, c.from, c.to)).collect();
     assert_eq!(
@@ -244,7 +324,7 @@ fn a_published_week_inside_the_notice_is_kept_unless_a_change_is_worth_its_premi
     assert!(changes.iter().all(|c| c.premium == Decimal::from(15)));
     let objective = evaluate(&model.instance, &roster).objective;
     assert_eq!(objective.on_requests + objective.off_requests, 2 * 1500, "two changes, two premiums");
-    roster.days[0][0] = Some(1);
+    roster.days[0][0] = Some(2);
     roster.days[1][3] = None;
     assert!(model.changes(&roster).is_empty());
 
@@ -257,7 +337,7 @@ fn a_published_week_inside_the_notice_is_kept_unless_a_change_is_worth_its_premi
     let model =
         WeekModel::new(week(), staff, &templates(), vec![], &[], PlanRules::default()).keeping_published(&double);
     let mut roster = Roster::empty(&model.instance);
-    roster.days[0][0] = Some(1);
+    roster.days[0][0] = Some(2);
     let changes = model.changes(&roster);
     assert_eq!(changes.len(), 1);
     assert_eq!((changes[0].kind, changes[0].from), (ChangeKind::Removed, Some((Department::Foh, Block::Lunch))));
