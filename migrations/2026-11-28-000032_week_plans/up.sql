@@ -1,7 +1,7 @@
 -- The week planner (docs/labor-planning.md): when each employee of a location can work, and the
 -- schedule proposals managers ask for, solved from a leased queue.
--- Locks are waited for briefly, so a migration never queues every request behind it; the
--- instance that runs it fails and is restarted instead (see CHANGELOG.md).
+-- Locks are waited for briefly, so a migration never queues every request behind it; one that
+-- times out is rolled back and tried again after a backoff (crates/postgres/src/migrations.rs).
 SET LOCAL lock_timeout = '2s';
 SET LOCAL statement_timeout = '60s';
 CREATE TABLE planning_availability (

@@ -52,7 +52,10 @@ pub use incidents::PgIncidentStore;
 pub use jobs::{PgJobLocks, PgJobRunStore};
 pub use locations::{PgLocationStore, PgTeamSettingsStore};
 pub use memberships::PgMembershipStore;
-pub use migrations::{MIGRATIONS, MigrationState, migration_status, revert_migrations, run_migrations};
+pub use migrations::{
+    MIGRATIONS, MigrationPolicy, MigrationState, migration_status, revert_migrations, run_migrations,
+    run_migrations_with,
+};
 pub use nudges::{PgAnnouncementStore, PgNudgeStore};
 pub use planning::PgPlanningStore;
 pub use pool::{Db, DbConfig, PoolMode, PoolStatus, Topology};
