@@ -464,3 +464,64 @@ async fn a_publish_that_cannot_go_is_refused_and_nothing_reaches_7shifts() {
     let id = ready_proposal(&unlinked, unlinked.week).await;
     problem(publish(&unlinked, &unlinked.admin, &id).await, 422, "not_linked").await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_teams_rules_are_refused_out_of_bounds_and_plan_its_weeks_once_set() {
+    let place = restaurant().await.with_history().await;
+    let defaults = place.app.get_json("/api/planning/rules", &place.admin).await;
+    assert_eq!(
+        defaults,
+        json!({ "maxWeeklyHours": 40.0, "minRestHours": 10.0, "maxDaysInARow": 6, "minShiftHours": 4.0,
+                "noticeDays": 14, "changePremium": 15.0, "preferenceWeight": 5.0,
+                "understaffedSalesAtRiskPct": 70, "setByTeam": false })
+    );
+    let rules = |changes: Value| {
+        let mut body = json!({ "maxWeeklyHours": 20, "minRestHours": 11, "maxDaysInARow": 5, "minShiftHours": 4,
+                               "noticeDays": 7, "changePremium": 20, "preferenceWeight": 5,
+                               "understaffedSalesAtRiskPct": 70 });
+        body.as_object_mut().unwrap().extend(changes.as_object().unwrap().clone());
+        body
+    };
+    let put = |token: String, body: Value| {
+        let request = place.app.put("/api/planning/rules").bearer_auth(token).json(&body);
+        async move { request.send().await.unwrap() }
+    };
+    for (changes, field) in [
+        (json!({ "maxWeeklyHours": 100 }), "maxWeeklyHours"),
+        (json!({ "maxWeeklyHours": -5 }), "maxWeeklyHours"),
+        (json!({ "minRestHours": 30 }), "minRestHours"),
+        (json!({ "maxDaysInARow": 0 }), "maxDaysInARow"),
+        (json!({ "minShiftHours": 0.5 }), "minShiftHours"),
+        (json!({ "noticeDays": 60 }), "noticeDays"),
+        (json!({ "changePremium": -1 }), "changePremium"),
+        (json!({ "preferenceWeight": 5000 }), "preferenceWeight"),
+        (json!({ "understaffedSalesAtRiskPct": 300 }), "understaffedSalesAtRiskPct"),
+    ] {
+        let body = problem(put(place.admin.clone(), rules(changes)).await, 400, "validation_failed").await;
+        assert_eq!(body["errors"][0]["field"], field, "{body}");
+    }
+    problem(put(place.admin.clone(), rules(json!({ "overtime": true }))).await, 400, "validation_failed").await;
+    problem(put(place.admin.clone(), json!({ "maxWeeklyHours": 20 })).await, 400, "validation_failed").await;
+    let member = place.app.tokens.member("user_member", TEAM);
+    problem(put(member, rules(json!({}))).await, 403, "forbidden").await;
+    assert_eq!(place.app.count("planning_rules").await, 0, "nothing written");
+
+    let response = put(place.admin.clone(), rules(json!({}))).await;
+    assert_eq!(response.status(), 200);
+    let set: Value = response.json().await.unwrap();
+    assert_eq!((set["maxWeeklyHours"].as_f64(), set["setByTeam"].as_bool()), (Some(20.0), Some(true)));
+    assert_eq!(place.app.get_json("/api/planning/rules", &place.admin).await, set);
+    // Another team still plans under the defaults.
+    let other = place.app.tokens.admin("user_other", "org_2");
+    assert_eq!(place.app.get_json("/api/planning/rules", &other).await["setByTeam"], false);
+
+    // The team's 20 hours hold in its next proposal.
+    let response = place.propose(&place.admin, &place.week_body(5), Some(60)).await;
+    assert_eq!(response.status(), 201);
+    let proposal: Value = response.json().await.unwrap();
+    assert_eq!(proposal["status"], "ready", "{proposal}");
+    for key in ["s1", "s2", "s3", "s4", "s5", "c1", "c2"] {
+        assert!(hours_of(&proposal, key) <= 20.0, "{key}: {proposal}");
+    }
+    assert!(!proposal["shifts"].as_array().unwrap().is_empty());
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use opsd_core::{Decimal, PageRequest, SystemClock, TeamId, Week};
 use opsd_planning::week_plan::{BacktestWeek, PlanRules, ScheduleScore, WeekPlanService};
-use opsd_postgres::{PgLocationStore, PgPlanningStore, PgWeekPlanStore};
+use opsd_postgres::{PgLocationStore, PgPlanRulesStore, PgPlanningStore, PgWeekPlanStore};
 use opsd_rostering::SolveOptions;
 use opsd_solver::HighsSolver;
 use opsd_teams::LocationStore;
@@ -40,6 +40,7 @@ pub async fn run(command: BacktestCommand) -> anyhow::Result<()> {
     anyhow::ensure!(!all.is_empty(), "the team {} has no locations", command.team);
     let planner = WeekPlanService::new(
         Arc::new(PgWeekPlanStore::new(db.clone())),
+        Arc::new(PgPlanRulesStore::new(db.clone())),
         Arc::new(PgPlanningStore::new(db.clone())),
         Arc::new(HighsSolver),
         Arc::new(SystemClock),

@@ -150,6 +150,14 @@ fn rules() -> Vec<(&'static str, &'static str, Value)> {
         ("EmployeeAvailability", "unavailableDates[]", date()),
         ("EmployeeAvailability", "maxWeeklyHours", json!({ "minimum": 0, "maximum": 168 })),
         ("ProposalRequest", "weekOf", date()),
+        ("PlanningRules", "maxWeeklyHours", json!({ "minimum": 1, "maximum": 80 })),
+        ("PlanningRules", "minRestHours", json!({ "minimum": 0, "maximum": 24 })),
+        ("PlanningRules", "maxDaysInARow", json!({ "minimum": 1, "maximum": 7 })),
+        ("PlanningRules", "minShiftHours", json!({ "minimum": 1, "maximum": 12 })),
+        ("PlanningRules", "noticeDays", json!({ "minimum": 0, "maximum": 28 })),
+        ("PlanningRules", "changePremium", json!({ "minimum": 0, "maximum": 1000 })),
+        ("PlanningRules", "preferenceWeight", json!({ "minimum": 0, "maximum": 1000 })),
+        ("PlanningRules", "understaffedSalesAtRiskPct", json!({ "minimum": 0, "maximum": 200 })),
         ("ProposalRequest", "timeLimitSeconds", between(1..=i64::from(*week_plan::TIME_LIMIT_SECONDS.end()))),
     ]);
     rules
@@ -236,6 +244,11 @@ fn examples() -> Vec<(&'static str, Value)> {
                     "preferredBlocks": ["Dinner"], "maxWeeklyHours": 32 }] }),
         ),
         ("ProposalRequest", json!({ "locationId": location, "weekOf": EXAMPLE_WEEK, "timeLimitSeconds": 5 })),
+        (
+            "PlanningRules",
+            json!({ "maxWeeklyHours": 40, "minRestHours": 11, "maxDaysInARow": 6, "minShiftHours": 4,
+                    "noticeDays": 14, "changePremium": 15, "preferenceWeight": 5, "understaffedSalesAtRiskPct": 70 }),
+        ),
     ]
 }
 

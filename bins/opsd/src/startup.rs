@@ -34,9 +34,10 @@ use opsd_idempotency::Idempotency;
 use opsd_postgres::{
     Db, DbConfig, InvalidationHandler, InvalidationListener, PgAnalyticsStore, PgAnnouncementStore, PgContactStore,
     PgCouponStore, PgExpiryStore, PgGuestEventStore, PgIdempotencyStore, PgIdentityEventStore, PgIncidentStore,
-    PgJobLocks, PgJobRunStore, PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanningStore,
-    PgPunchStore, PgRateLimiter, PgReportStore, PgScheduleStore, PgSubscriptionStore, PgTeamCacheInvalidation,
-    PgTeamSettingsStore, PgThreadStore, PgUsageStore, PgWeekPlanStore, Topology, connect_invalidation_listener,
+    PgJobLocks, PgJobRunStore, PgLocationStore, PgMemberDirectory, PgMembershipStore, PgNudgeStore, PgPlanRulesStore,
+    PgPlanningStore, PgPunchStore, PgRateLimiter, PgReportStore, PgScheduleStore, PgSubscriptionStore,
+    PgTeamCacheInvalidation, PgTeamSettingsStore, PgThreadStore, PgUsageStore, PgWeekPlanStore, Topology,
+    connect_invalidation_listener,
 };
 use opsd_reports::ReportService;
 use opsd_signatures::WebhookSecret;
@@ -330,6 +331,7 @@ async fn wire(
     let planning_store = Arc::new(PgPlanningStore::new(db.clone()));
     let week_plans = Arc::new(WeekPlanService::new(
         Arc::new(PgWeekPlanStore::new(db.clone())),
+        Arc::new(PgPlanRulesStore::new(db.clone())),
         planning_store.clone(),
         Arc::new(HighsSolver),
         clock.clone(),

@@ -376,6 +376,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/planning/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rules the team's weeks are planned under: the team's own, else the defaults (`setByTeam`
+         *     false). Admins (managers) of the team.
+         */
+        get: operations["get_planning_rules"];
+        /**
+         * Replaces the team's planning rules (all of them); proposals asked for from then on are planned
+         *     under them. A rule out of its bounds is 400 naming it, and nothing is written.
+         */
+        put: operations["put_planning_rules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/planning/schedule-proposals": {
         parameters: {
             query?: never;
@@ -1501,6 +1525,67 @@ export interface components {
             }[];
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string | null;
+        };
+        /**
+         * @description The rules a team's weeks are planned under (docs/labor-planning.md), all of them: `PUT` replaces
+         *     the set.
+         * @example {
+         *       "changePremium": 15,
+         *       "maxDaysInARow": 6,
+         *       "maxWeeklyHours": 40,
+         *       "minRestHours": 11,
+         *       "minShiftHours": 4,
+         *       "noticeDays": 14,
+         *       "preferenceWeight": 5,
+         *       "understaffedSalesAtRiskPct": 70
+         *     }
+         */
+        PlanningRules: {
+            /**
+             * Format: double
+             * @description Fair workweek: the premium owed per changed shift, in dollars, 0 to 1000.
+             */
+            changePremium: number;
+            /**
+             * Format: int32
+             * @description 1 to 7 (7: no limit within the week).
+             */
+            maxDaysInARow: number;
+            /**
+             * Format: double
+             * @description The most an employee works in a week (FLSA overtime starts after 40), 1 to 80.
+             */
+            maxWeeklyHours: number;
+            /**
+             * Format: double
+             * @description The least rest between two shifts, 0 to 24 (10: no close then open).
+             */
+            minRestHours: number;
+            /**
+             * Format: double
+             * @description The shortest shift, 1 to 12, and the length of each block's short shift.
+             */
+            minShiftHours: number;
+            /**
+             * Format: int32
+             * @description Fair workweek: a week starting within this many days is planned against its published
+             *     schedule, 0 to 28.
+             */
+            noticeDays: number;
+            /**
+             * Format: double
+             * @description What not granting a preferred block costs, in dollars, 0 to 1000.
+             */
+            preferenceWeight: number;
+            /**
+             * Format: int32
+             * @description The share of the sales an hour short of the need puts at risk, 0 to 200.
+             */
+            understaffedSalesAtRiskPct: number;
+        };
+        /** @description The rules a team's weeks are planned under, and whether the team set them (else the defaults). */
+        PlanningRulesView: components["schemas"]["PlanningRules"] & {
+            setByTeam: boolean;
         };
         /** @description An RFC 9457 problem details body. */
         Problem: {
@@ -3195,6 +3280,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AvailabilityView"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_planning_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanningRulesView"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_planning_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanningRules"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanningRulesView"];
                 };
             };
             /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */

@@ -224,6 +224,17 @@ test("planning the week: availability and schedule proposals", async () => {
   calls("POST", "/api/planning/schedule-proposals/{id}/publish");
   refused(await admin.POST("/api/planning/schedule-proposals/{id}/publish", missing), 404, "not_found");
   refused(await member.POST("/api/planning/schedule-proposals/{id}/publish", missing), 403, "forbidden");
+
+  calls("GET", "/api/planning/rules");
+  const defaults = ok(await admin.GET("/api/planning/rules"));
+  assert.equal(defaults.setByTeam, false);
+  refused(await member.GET("/api/planning/rules"), 403, "forbidden");
+
+  calls("PUT", "/api/planning/rules");
+  const { setByTeam: _, ...rules } = defaults;
+  const changed = ok(await admin.PUT("/api/planning/rules", { body: { ...rules, minRestHours: 11 } }));
+  assert.deepEqual([changed.minRestHours, changed.setByTeam], [11, true]);
+  refused(await admin.PUT("/api/planning/rules", { body: { ...rules, noticeDays: 60 } }), 400, "validation_failed");
 });
 
 test("shift and manager reports", async () => {

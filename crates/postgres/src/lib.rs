@@ -21,6 +21,7 @@ mod numeric;
 mod paging;
 mod pipelined;
 mod planning;
+mod planning_rules;
 mod pool;
 mod prepared;
 mod proposal_publish;
@@ -58,6 +59,7 @@ pub use migrations::{
 };
 pub use nudges::{PgAnnouncementStore, PgNudgeStore};
 pub use planning::PgPlanningStore;
+pub use planning_rules::PgPlanRulesStore;
 pub use pool::{Db, DbConfig, PoolMode, PoolStatus, Topology};
 pub use punches::{PgPunchStore, upsert_punches};
 pub use push::{PgMemberDirectory, PgRateLimiter, PgSubscriptionStore};

@@ -40,9 +40,9 @@ pub use incidents::{
 pub use nudges::{Announcement, AnnouncementRequest, PublishAnswer};
 pub use planning::{
     AvailabilityRequest, AvailabilityView, Backtest, BindingRuleView, BlockForecast, DepartmentVariance,
-    DraftsPublished, EmployeeAvailability, ForecastDay, ForecastReport, ProposalCoverage, ProposalRequest,
-    ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot, VarianceDay,
-    VarianceLine, VarianceReport, VarianceSpan,
+    DraftsPublished, EmployeeAvailability, ForecastDay, ForecastReport, PlanningRules, PlanningRulesView,
+    ProposalCoverage, ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView,
+    ScheduleProposal, ShiftSlot, VarianceDay, VarianceLine, VarianceReport, VarianceSpan,
 };
 pub use push::{
     SendRequest, SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,
@@ -90,6 +90,8 @@ fn table() -> Vec<Route> {
         planning::forecast,
         planning::availability,
         planning::put_availability,
+        planning::rules,
+        planning::put_rules,
         planning::propose,
         planning::proposal,
         planning::proposals,

@@ -17,8 +17,9 @@ pub use wire::{
 };
 
 pub use week_wire::{
-    AvailabilityRequest, AvailabilityView, BindingRuleView, DraftsPublished, EmployeeAvailability, ProposalCoverage,
-    ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView, ScheduleProposal, ShiftSlot,
+    AvailabilityRequest, AvailabilityView, BindingRuleView, DraftsPublished, EmployeeAvailability, PlanningRules,
+    PlanningRulesView, ProposalCoverage, ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek,
+    ScheduleChangeView, ScheduleProposal, ShiftSlot,
 };
 
 use self::week_wire::{LocationQuery, ProposalListQuery};
@@ -107,6 +108,29 @@ pub async fn put_availability(
     let (location, rows) = body.try_into_domain()?;
     let rows = state.week_plans.put_availability(&caller, location, rows).await?;
     Ok(HttpResponse::Ok().json(AvailabilityView::new(location, rows)))
+}
+
+/// The rules the team's weeks are planned under: the team's own, else the defaults (`setByTeam`
+/// false). Admins (managers) of the team.
+#[utoipa::path(get, path = "/api/planning/rules", operation_id = "get_planning_rules", tags = ["planning"],
+    security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = PlanningRulesView)))]
+pub async fn rules(state: web::Data<AppState>, AnyCaller(caller): AnyCaller) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(PlanningRulesView::from(state.week_plans.rules(&caller).await?)))
+}
+
+/// Replaces the team's planning rules (all of them); proposals asked for from then on are planned
+/// under them. A rule out of its bounds is 400 naming it, and nothing is written.
+#[utoipa::path(put, path = "/api/planning/rules", operation_id = "put_planning_rules", tags = ["planning"],
+    request_body = PlanningRules, security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = PlanningRulesView)))]
+pub async fn put_rules(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    JsonBody(body): JsonBody<PlanningRules>,
+) -> Result<HttpResponse, ApiError> {
+    let rules = state.week_plans.put_rules(&caller, body.into_domain()).await?;
+    Ok(HttpResponse::Ok().json(PlanningRulesView::from(rules)))
 }
 
 /// `Prefer: wait=N` (RFC 7240): how long a client would wait for a proposal, capped at the longest solve.

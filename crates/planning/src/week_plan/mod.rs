@@ -21,18 +21,18 @@ pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
 pub use model::{ChangeKind, Coverage, ScheduleChange, WeekModel};
 pub use plan::{PlanFailure, SolverFigures, WeekTargets, plan_week};
-#[cfg(any(test, feature = "mock"))]
-pub use ports::MockWeekPlanStore;
 pub use ports::{
-    AvailabilityWrite, ClaimedProposal, DraftError, DraftScheduler, DraftShift, PlanningInputs, PublishClaim,
-    PublishStart, PublishStore, WeekPlanStore,
+    AvailabilityWrite, ClaimedProposal, DraftError, DraftScheduler, DraftShift, PlanRulesStore, PlanningInputs,
+    PublishClaim, PublishStart, PublishStore, WeekPlanStore,
 };
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockDraftScheduler, MockPublishStore};
+#[cfg(any(test, feature = "mock"))]
+pub use ports::{MockPlanRulesStore, MockWeekPlanStore};
 pub use proposal::{
     BindingRule, DEFAULT_TIME_LIMIT_SECONDS, PlannedShift, Proposal, ProposalKey, ProposalResult, ProposalStatus,
     TIME_LIMIT_SECONDS,
 };
 pub use publish::{PublishService, Published};
 pub use rules::PlanRules;
-pub use service::{MAX_AVAILABILITY_ROWS, PlanRefusal, STAFF_WEEKS, WeekPlanError, WeekPlanService};
+pub use service::{MAX_AVAILABILITY_ROWS, PlanRefusal, STAFF_WEEKS, TeamRules, WeekPlanError, WeekPlanService};

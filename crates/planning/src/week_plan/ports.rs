@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::history::PastShift;
 use super::inputs::Availability;
 use super::proposal::{Proposal, ProposalKey, ProposalResult};
+use super::rules::PlanRules;
 
 /// What a location's week is planned from, read in one go.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,6 +38,15 @@ pub struct ClaimedProposal {
     pub location: LocationId,
     pub week: Week,
     pub time_limit_seconds: u32,
+}
+
+/// The rules each team plans under.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PlanRulesStore: Send + Sync {
+    /// The team's rules; `None` while it has not set them (the defaults hold).
+    async fn rules(&self, team: &TeamId) -> Result<Option<PlanRules>, StoreError>;
+    async fn put_rules(&self, team: &TeamId, rules: &PlanRules) -> Result<(), StoreError>;
 }
 
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]

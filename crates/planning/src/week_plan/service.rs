@@ -20,7 +20,7 @@ use super::history::{needs_from_forecast, staff_from_history, templates_from_his
 use super::inputs::Availability;
 use super::model::WeekModel;
 use super::plan::{WeekTargets, plan_week};
-use super::ports::{AvailabilityWrite, ClaimedProposal, PlanningInputs, WeekPlanStore};
+use super::ports::{AvailabilityWrite, ClaimedProposal, PlanRulesStore, PlanningInputs, WeekPlanStore};
 use super::proposal::{Proposal, ProposalKey, ProposalResult, TIME_LIMIT_SECONDS};
 use super::rules::PlanRules;
 use crate::forecast_report::{ForecastReport, HISTORY_WEEKS, build_forecast, hindsight};
@@ -83,13 +83,41 @@ enum Published {
 #[derive(derive_new::new)]
 pub struct WeekPlanService {
     store: Arc<dyn WeekPlanStore>,
+    team_rules: Arc<dyn PlanRulesStore>,
     planning: Arc<dyn PlanningStore>,
     solver: Arc<dyn RosterSolver>,
     clock: Arc<dyn Clock>,
-    rules: PlanRules,
+    /// The rules of a team that has not set its own.
+    defaults: PlanRules,
+}
+
+/// A team's rules, and whether it set them (or the defaults hold).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamRules {
+    pub rules: PlanRules,
+    pub set_by_team: bool,
 }
 
 impl WeekPlanService {
+    pub async fn rules(&self, caller: &Caller) -> Result<TeamRules, WeekPlanError> {
+        Ok(self.rules_of(caller.admin_team()?).await?)
+    }
+
+    /// Replaces the team's rules; the proposals asked for from then on are planned under them.
+    pub async fn put_rules(&self, caller: &Caller, rules: PlanRules) -> Result<TeamRules, WeekPlanError> {
+        let team = caller.admin_team()?;
+        rules.validate()?;
+        self.team_rules.put_rules(team, &rules).await?;
+        Ok(TeamRules { rules, set_by_team: true })
+    }
+
+    async fn rules_of(&self, team: &TeamId) -> Result<TeamRules, StoreError> {
+        Ok(match self.team_rules.rules(team).await? {
+            Some(rules) => TeamRules { rules, set_by_team: true },
+            None => TeamRules { rules: self.defaults.clone(), set_by_team: false },
+        })
+    }
+
     pub async fn availability(
         &self,
         caller: &Caller,
@@ -229,14 +257,15 @@ impl WeekPlanService {
         let Some(week_inputs) = self.read(&claimed.team, claimed.location, claimed.week).await? else {
             return Ok(Err("the location is no longer the team's".into()));
         };
-        let notice_ends = self.clock.now().date() + Duration::days(i64::from(self.rules.notice_days));
+        let rules = self.rules_of(&claimed.team).await?.rules;
+        let notice_ends = self.clock.now().date() + Duration::days(i64::from(rules.notice_days));
         let published = if claimed.week.start() < notice_ends { Published::Kept } else { Published::StaffOnly };
         let options = SolveOptions {
             time_limit: std::time::Duration::from_secs(u64::from(claimed.time_limit_seconds)),
             threads: 1,
             seed: claimed.id.as_u128() as u64,
         };
-        Ok(self.plan(claimed.week, &week_inputs, published, &options).await)
+        Ok(self.plan(claimed.week, &week_inputs, &rules, published, &options).await)
     }
 
     /// The week's model from its inputs, solved.
@@ -244,6 +273,7 @@ impl WeekPlanService {
         &self,
         week: Week,
         week_inputs: &WeekInputs,
+        rules: &PlanRules,
         published: Published,
         options: &SolveOptions,
     ) -> Result<ProposalResult, String> {
@@ -259,7 +289,7 @@ impl WeekPlanService {
             &templates_from_history(&inputs.history),
             needs_from_forecast(forecast, &inputs.history),
             &inputs.availability,
-            self.rules.clone(),
+            rules.clone(),
         );
         if published == Published::Kept && !inputs.published.is_empty() {
             let published: Vec<_> = inputs
@@ -299,7 +329,8 @@ impl WeekPlanService {
         let Some(actual) = self.planning.forecast_data(team, Some(location), following, week.start()).await? else {
             return Ok(Err("the location is not the team's".into()));
         };
-        let result = match self.plan(week, &week_inputs, Published::Unknown, options).await {
+        let rules = self.rules_of(team).await?.rules;
+        let result = match self.plan(week, &week_inputs, &rules, Published::Unknown, options).await {
             Ok(result) => result,
             Err(reason) => return Ok(Err(reason)),
         };
@@ -315,13 +346,13 @@ impl WeekPlanService {
                 &proposal_staffing(&result.shifts),
                 &needs,
                 actual_sales,
-                Some(rules_broken(&worked_of_proposal(&result.shifts), &self.rules)),
+                Some(rules_broken(&worked_of_proposal(&result.shifts), &rules)),
             ),
             published: score(
                 &past_staffing(published),
                 &needs,
                 actual_sales,
-                Some(rules_broken(&worked_of_past(published), &self.rules)),
+                Some(rules_broken(&worked_of_past(published), &rules)),
             ),
             rule_of_thumb: score(&rule_of_thumb(&week_inputs.inputs.history, week), &needs, actual_sales, None),
             solver: result.solver,

@@ -29,7 +29,25 @@ fn admin() -> Caller {
 }
 
 fn service(store: MockWeekPlanStore, planning: MockPlanningStore, solver: MockRosterSolver) -> WeekPlanService {
-    WeekPlanService::new(Arc::new(store), Arc::new(planning), Arc::new(solver), clock(), PlanRules::default())
+    let mut rules = MockPlanRulesStore::new();
+    rules.expect_rules().returning(|_| Ok(None));
+    service_with_rules(store, rules, planning, solver)
+}
+
+fn service_with_rules(
+    store: MockWeekPlanStore,
+    rules: MockPlanRulesStore,
+    planning: MockPlanningStore,
+    solver: MockRosterSolver,
+) -> WeekPlanService {
+    WeekPlanService::new(
+        Arc::new(store),
+        Arc::new(rules),
+        Arc::new(planning),
+        Arc::new(solver),
+        clock(),
+        PlanRules::default(),
+    )
 }
 
 fn row(key: &str) -> Availability {
@@ -153,16 +171,20 @@ async fn a_week_without_history_staff_or_wage_is_refused_and_nothing_is_queued()
     assert!(matches!(planner.propose(&admin(), LOCATION, week(), 121).await, Err(ServiceError::Invalid(_))));
 }
 
-#[tokio::test]
-async fn the_queue_is_solved_off_the_store_and_a_lost_lease_changes_nothing() {
-    let claimed = ClaimedProposal {
+fn claimed() -> ClaimedProposal {
+    ClaimedProposal {
         id: Uuid::from_u128(1),
         lease: Uuid::from_u128(2),
         team: TeamId::new("org_1"),
         location: LOCATION,
         week: week(),
         time_limit_seconds: 1,
-    };
+    }
+}
+
+#[tokio::test]
+async fn the_queue_is_solved_off_the_store_and_a_lost_lease_changes_nothing() {
+    let claimed = claimed();
     let mut store = MockWeekPlanStore::new();
     store
         .expect_claim_proposal()
@@ -381,4 +403,51 @@ async fn a_backtest_plans_from_before_the_week_and_scores_three_schedules_agains
     assert_eq!(scored.published.hours_short, Decimal::new(525, 1));
     assert_eq!(scored.published.labor_pct, Some(Decimal::from(16)));
     assert!(scored.proposal.hours_short > Decimal::ZERO, "one person six days cannot cover 15 hours a day");
+}
+
+#[tokio::test]
+async fn a_teams_rules_are_checked_before_they_are_written_and_plan_its_weeks() {
+    let mut refused = MockPlanRulesStore::new();
+    refused.expect_put_rules().never();
+    let planner =
+        service_with_rules(MockWeekPlanStore::new(), refused, MockPlanningStore::new(), MockRosterSolver::new());
+    let member = Caller::in_team("user_2", "org_1", Role::Member);
+    assert!(matches!(planner.put_rules(&member, PlanRules::default()).await, Err(ServiceError::Forbidden(_))));
+    let too_long = PlanRules { max_weekly_minutes: 100 * 60, ..PlanRules::default() };
+    let Err(ServiceError::Invalid(errors)) = planner.put_rules(&admin(), too_long).await else {
+        panic!("100 hours a week is refused");
+    };
+    assert_eq!(errors.errors()[0].field, "maxWeeklyHours");
+
+    // A team that allows 20 hours a week: its proposals' instances say so.
+    let part_time = PlanRules { max_weekly_minutes: 20 * 60, ..PlanRules::default() };
+    let mut rules = MockPlanRulesStore::new();
+    rules
+        .expect_put_rules()
+        .withf(|team, r| team.as_str() == "org_1" && r.max_weekly_minutes == 1200)
+        .times(1)
+        .returning(|_, _| Ok(()));
+    let stored = part_time.clone();
+    rules.expect_rules().returning(move |_| Ok(Some(stored.clone())));
+    let claimed = claimed();
+    let mut store = MockWeekPlanStore::new();
+    store.expect_claim_proposal().return_once(move |_| Ok(Some(claimed)));
+    store.expect_inputs().return_once(|_, _, _, _| Ok(Some(history(8))));
+    store.expect_finish_proposal().returning(|_, _, _, _| Ok(true));
+    let mut planning = MockPlanningStore::new();
+    planning.expect_forecast_data().return_once(|_, _, _, _| Ok(Some(sales(8))));
+    let mut solver = MockRosterSolver::new();
+    solver.expect_solve().returning(|problem| {
+        assert!(problem.instance.staff.iter().all(|e| e.max_minutes == 1200), "the team's 20 hours");
+        Ok(SolverOutcome {
+            status: SolverStatus::Feasible,
+            roster: Some(Roster::empty(&problem.instance)),
+            bound: Some(0.0),
+        })
+    });
+    let planner = service_with_rules(store, rules, planning, solver);
+    let set = planner.put_rules(&admin(), part_time.clone()).await.unwrap();
+    assert!(set.set_by_team);
+    assert_eq!(planner.rules(&admin()).await.unwrap(), TeamRules { rules: part_time, set_by_team: true });
+    assert!(planner.solve_next(Duration::seconds(60)).await.unwrap());
 }

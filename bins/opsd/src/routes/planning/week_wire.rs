@@ -395,3 +395,84 @@ impl From<domain::Published> for DraftsPublished {
         Self { created: published.created, already_sent: published.already_sent }
     }
 }
+
+/// The rules a team's weeks are planned under (docs/labor-planning.md), all of them: `PUT` replaces
+/// the set.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PlanningRules {
+    /// The most an employee works in a week (FLSA overtime starts after 40), 1 to 80.
+    max_weekly_hours: f64,
+    /// The least rest between two shifts, 0 to 24 (10: no close then open).
+    min_rest_hours: f64,
+    /// 1 to 7 (7: no limit within the week).
+    max_days_in_a_row: u32,
+    /// The shortest shift, 1 to 12, and the length of each block's short shift.
+    min_shift_hours: f64,
+    /// Fair workweek: a week starting within this many days is planned against its published
+    /// schedule, 0 to 28.
+    notice_days: u32,
+    /// Fair workweek: the premium owed per changed shift, in dollars, 0 to 1000.
+    change_premium: f64,
+    /// What not granting a preferred block costs, in dollars, 0 to 1000.
+    preference_weight: f64,
+    /// The share of the sales an hour short of the need puts at risk, 0 to 200.
+    understaffed_sales_at_risk_pct: u32,
+}
+
+/// Hours or dollars as whole minutes or cents; anything out of range becomes a value the rules'
+/// check refuses.
+fn scaled(value: f64, by: f64) -> i64 {
+    if value.is_finite() && (0.0..=1e9).contains(&value) { (value * by).round() as i64 } else { -1 }
+}
+
+fn minutes(hours: f64) -> u32 {
+    u32::try_from(scaled(hours, 60.0)).unwrap_or(u32::MAX)
+}
+
+impl PlanningRules {
+    pub fn into_domain(self) -> domain::PlanRules {
+        domain::PlanRules {
+            max_weekly_minutes: minutes(self.max_weekly_hours),
+            min_rest_minutes: minutes(self.min_rest_hours),
+            max_days_in_a_row: self.max_days_in_a_row,
+            min_shift_minutes: minutes(self.min_shift_hours),
+            understaffed_sales_at_risk_pct: self.understaffed_sales_at_risk_pct,
+            preference_weight_cents: scaled(self.preference_weight, 100.0),
+            notice_days: self.notice_days,
+            change_premium_cents: scaled(self.change_premium, 100.0),
+        }
+    }
+}
+
+impl From<domain::PlanRules> for PlanningRules {
+    fn from(rules: domain::PlanRules) -> Self {
+        let hours = |minutes: u32| (f64::from(minutes) / 60.0 * 100.0).round() / 100.0;
+        let dollars = |cents: i64| cents as f64 / 100.0;
+        Self {
+            max_weekly_hours: hours(rules.max_weekly_minutes),
+            min_rest_hours: hours(rules.min_rest_minutes),
+            max_days_in_a_row: rules.max_days_in_a_row,
+            min_shift_hours: hours(rules.min_shift_minutes),
+            notice_days: rules.notice_days,
+            change_premium: dollars(rules.change_premium_cents),
+            preference_weight: dollars(rules.preference_weight_cents),
+            understaffed_sales_at_risk_pct: rules.understaffed_sales_at_risk_pct,
+        }
+    }
+}
+
+/// The rules a team's weeks are planned under, and whether the team set them (else the defaults).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanningRulesView {
+    #[serde(flatten)]
+    rules: PlanningRules,
+    set_by_team: bool,
+}
+
+impl From<domain::TeamRules> for PlanningRulesView {
+    fn from(team: domain::TeamRules) -> Self {
+        Self { rules: team.rules.into(), set_by_team: team.set_by_team }
+    }
+}
