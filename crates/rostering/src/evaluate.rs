@@ -78,11 +78,12 @@ pub struct Objective {
     pub under_cover: i64,
     pub over_cover: i64,
     pub shift_costs: i64,
+    pub overtime: i64,
 }
 
 impl Objective {
     pub fn total(&self) -> i64 {
-        self.on_requests + self.off_requests + self.under_cover + self.over_cover + self.shift_costs
+        self.on_requests + self.off_requests + self.under_cover + self.over_cover + self.shift_costs + self.overtime
     }
 }
 
@@ -143,6 +144,10 @@ fn objective(instance: &Instance, roster: &Roster) -> Objective {
     }
     for (row, employee) in roster.days.iter().zip(&instance.staff) {
         objective.shift_costs += row.iter().flatten().map(|&shift| employee.shift_costs[shift]).sum::<i64>();
+        if let Some(overtime) = employee.overtime {
+            let minutes: u32 = row.iter().flatten().map(|&shift| instance.shifts[shift].minutes).sum();
+            objective.overtime += overtime.cost(minutes);
+        }
     }
     objective
 }

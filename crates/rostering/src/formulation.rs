@@ -48,7 +48,7 @@ enum Cell {
 }
 
 /// A linear expression over the columns, with the fixed cells' part as its constant.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Expr {
     terms: Vec<(usize, f64)>,
     constant: f64,
@@ -74,6 +74,8 @@ pub struct Formulation {
     weekend_columns: Vec<Vec<usize>>,
     /// Per cover line: its under and over columns.
     cover_columns: Vec<(usize, usize)>,
+    /// Per employee with overtime: its column of overtime (in units of `minute_unit`) and the unit.
+    overtime_columns: Vec<Option<(usize, u32)>>,
 }
 
 impl Formulation {
@@ -86,6 +88,7 @@ impl Formulation {
             networks_fit: false,
             weekend_columns: Vec::new(),
             cover_columns: Vec::new(),
+            overtime_columns: vec![None; instance.staff.len()],
         };
         formulation.cells = (0..instance.staff.len())
             .map(|employee| (0..instance.horizon).map(|day| formulation.cell(problem, employee, day)).collect())
@@ -137,6 +140,12 @@ impl Formulation {
             }
         }
         self.run_values(instance, roster, &mut values);
+        for (employee, overtime) in self.overtime_columns.iter().enumerate() {
+            if let (Some((column, divisor)), Some(rule)) = (overtime, instance.staff[employee].overtime) {
+                let minutes: u32 = roster.days[employee].iter().flatten().map(|&s| instance.shifts[s].minutes).sum();
+                values[*column] = f64::from(minutes.saturating_sub(rule.after_minutes)) / f64::from(*divisor);
+            }
+        }
         for (line, &(under, over)) in instance.cover.iter().zip(&self.cover_columns) {
             let staffed = f64::from(line.staffed(roster));
             let requirement = f64::from(line.requirement);
@@ -282,6 +291,19 @@ impl Formulation {
             }
         }
         let upper = if upper == u32::MAX { f64::INFINITY } else { f64::from(upper) };
+        if let Some(overtime) = person.overtime {
+            // The minutes past the threshold, at least: the objective keeps it no higher.
+            let column = self.column(Column {
+                cost: (overtime.cost_per_minute * i64::from(divisor)) as f64,
+                lower: 0.0,
+                upper: f64::INFINITY,
+                integer: false,
+            });
+            let mut past = minutes.clone();
+            past.terms.push((column, -1.0));
+            self.row(past, f64::NEG_INFINITY, f64::from(overtime.after_minutes) / f64::from(divisor));
+            self.overtime_columns[employee] = Some((column, divisor));
+        }
         self.row(minutes, f64::from(lower), upper);
     }
 

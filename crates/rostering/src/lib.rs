@@ -11,6 +11,6 @@ pub mod ports;
 
 pub use engine::{Engine, Infeasibility, Progress, Solution, SolveOptions, Status};
 pub use evaluate::{Evaluation, Objective, Rule, Violation, evaluate};
-pub use model::{Cover, Employee, Instance, Roster, ShiftRequest, ShiftType, Weekend};
+pub use model::{Cover, Employee, Instance, Overtime, Roster, ShiftRequest, ShiftType, Weekend};
 pub use parse::{ParseError, Section, parse};
 pub use ports::{FreeCells, RosterProblem, RosterSolver, SolverError, SolverOutcome, SolverStatus};

@@ -72,6 +72,23 @@ pub struct Employee {
     /// The cost of one shift of each type (indexed like `Instance::shifts`): wages, for a restaurant;
     /// zero in the benchmark.
     pub shift_costs: Vec<i64>,
+    /// What each minute past a threshold costs beyond its shift's cost; none in the benchmark.
+    pub overtime: Option<Overtime>,
+}
+
+/// Minutes worked past `after_minutes` in the horizon, each at `cost_per_minute` on top of the
+/// shift's cost: a restaurant's FLSA overtime premium (half the wage past 40 hours).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overtime {
+    pub after_minutes: u32,
+    pub cost_per_minute: i64,
+}
+
+impl Overtime {
+    /// What a total of `minutes` in the horizon costs.
+    pub fn cost(&self, minutes: u32) -> i64 {
+        i64::from(minutes.saturating_sub(self.after_minutes)) * self.cost_per_minute
+    }
 }
 
 /// An on-request (wants `shift` on `day`) or an off-request (does not), with the weight of not granting it.
@@ -173,10 +190,14 @@ impl Instance {
                 under.max(over)
             })
             .sum();
+        let longest = self.shifts.iter().map(|shift| shift.minutes).max().unwrap_or(0);
         let costs: i64 = self
             .staff
             .iter()
-            .map(|employee| employee.shift_costs.iter().copied().max().unwrap_or(0) * self.horizon as i64)
+            .map(|employee| {
+                let overtime = employee.overtime.map_or(0, |o| o.cost(longest * self.horizon as u32));
+                employee.shift_costs.iter().copied().max().unwrap_or(0) * self.horizon as i64 + overtime
+            })
             .sum();
         requests + cover + costs + 1
     }

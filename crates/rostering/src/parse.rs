@@ -224,6 +224,7 @@ fn staff(lines: &[Line<'_>], shifts: &[ShiftType]) -> Result<Vec<Employee>, Pars
             max_weekends: line.number(7, "MaxWeekends")?,
             days_off: Vec::new(),
             shift_costs: vec![0; shifts.len()],
+            overtime: None,
             id,
         };
         if employee.min_minutes > employee.max_minutes {

@@ -116,3 +116,67 @@ async fn a_week_is_covered_within_the_rules_at_the_least_cost() {
     assert_eq!(planned.labor_cost, labor_cost);
     assert_eq!(planned.solver.objective, (labor_cost * Decimal::ONE_HUNDRED).try_into().unwrap_or(0i64));
 }
+
+/// Ana ($15) and Ben: one 8-hour dinner a day, 7 days, at most 6 in a row and 50 hours a week. Ana's
+/// sixth day costs $22.50 an hour with the FLSA premium: she works it only when Ben costs more.
+async fn week_of_overtime(ben_wage: i64) -> (opsd_planning::week_plan::ProposalResult, Vec<(String, Decimal)>) {
+    let week = Week::containing(date!(2026 - 12 - 05));
+    let templates =
+        [ShiftTemplate { department: Department::Foh, block: Block::Dinner, start: time!(15:00), minutes: 480 }];
+    let staff = vec![member("ana", Department::Foh, 15), member("ben", Department::Foh, ben_wage)];
+    let needs = week
+        .days()
+        .into_iter()
+        .map(|date| BlockNeed {
+            date,
+            block: Block::Dinner,
+            department: Department::Foh,
+            hours: Decimal::from(8),
+            sales: Decimal::from(4000),
+        })
+        .collect();
+    let rules = PlanRules { max_weekly_minutes: 50 * 60, min_shift_minutes: 480, ..PlanRules::default() };
+    let model = WeekModel::new(week, staff, &templates, needs, &[], rules);
+    let instance = model.instance.clone();
+    let options = SolveOptions { time_limit: Duration::from_secs(10), threads: 2, seed: 3 };
+    let targets = WeekTargets { projected_sales: Decimal::from(28_000), splh_target: None, labor_pct_target: None };
+    let planned = plan_week(&Engine::new(HighsSolver), model.clone(), targets, time_tz::timezones::db::UTC, &options)
+        .await
+        .unwrap();
+    assert_eq!(planned.solver.status, Status::Optimal, "{:?}", planned.solver);
+    let roster = opsd_rostering::Roster {
+        days: model
+            .staff
+            .iter()
+            .map(|m| {
+                week.days()
+                    .iter()
+                    .map(|d| planned.shifts.iter().any(|s| s.employee_key == m.key && s.date == *d).then_some(0))
+                    .collect()
+            })
+            .collect(),
+    };
+    let evaluation = evaluate(&instance, &roster);
+    assert!(evaluation.is_valid(), "{:?}", evaluation.violations);
+    assert_eq!(planned.solver.objective, evaluation.objective.total(), "the MIP prices overtime as the evaluator");
+    let hours = ["ana", "ben"]
+        .map(|key| {
+            let hours = planned.shifts.iter().filter(|s| s.employee_key == key).map(|s| s.hours).sum();
+            (key.to_owned(), hours)
+        })
+        .to_vec();
+    (planned, hours)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn overtime_is_planned_only_where_it_costs_less_than_another_person() {
+    // Ben at $20 is cheaper than Ana's overtime at $22.50: Ana stops at 40 hours.
+    let (planned, hours) = week_of_overtime(20).await;
+    assert_eq!(hours, vec![("ana".to_owned(), Decimal::from(40)), ("ben".to_owned(), Decimal::from(16))]);
+    assert_eq!(planned.labor_cost, Decimal::from(40 * 15 + 16 * 20));
+
+    // Ben at $25: Ana's sixth day, 8 hours past 40 at $7.50 on top, is the cheaper one.
+    let (planned, hours) = week_of_overtime(25).await;
+    assert_eq!(hours, vec![("ana".to_owned(), Decimal::from(48)), ("ben".to_owned(), Decimal::from(8))]);
+    assert_eq!(planned.labor_cost, Decimal::from(48 * 15 + 60 + 8 * 25), "the premium is in the labor cost");
+}

@@ -9,7 +9,7 @@
 
 use opsd_core::{Department, Week};
 use opsd_optimization::Block;
-use opsd_rostering::{Cover, Employee, Instance, Roster, ShiftRequest, ShiftType, Weekend};
+use opsd_rostering::{Cover, Employee, Instance, Overtime, Roster, ShiftRequest, ShiftType, Weekend};
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
 use time::{Date, Duration, PrimitiveDateTime};
@@ -20,6 +20,8 @@ use super::proposal::PlannedShift;
 use super::rules::PlanRules;
 
 const DAYS: usize = 7;
+/// FLSA overtime: the hours past 40 in a workweek.
+const FLSA_WEEK_MINUTES: u32 = 40 * 60;
 
 /// Each department's shift per block as the location runs it (lengthened to the shortest shift the
 /// rules allow), and beside it a short one of that shortest length from the same start, where it is
@@ -160,6 +162,11 @@ impl WeekModel {
                         .filter(|&day| available.is_some_and(|a| a.unavailable_on(dates[day])))
                         .collect(),
                     shift_costs: templates.iter().map(|t| cents(member.hourly_wage * t.hours())).collect(),
+                    // Reached only where the team allows more than 40 hours.
+                    overtime: Some(Overtime {
+                        after_minutes: FLSA_WEEK_MINUTES,
+                        cost_per_minute: cents(member.hourly_wage / Decimal::from(120)),
+                    }),
                 }
             })
             .collect();
@@ -297,10 +304,17 @@ impl WeekModel {
         let dates = self.week.days();
         let mut shifts = Vec::new();
         for (member, row) in self.staff.iter().zip(&roster.days) {
+            let mut worked = 0;
             for (day, shift) in row.iter().enumerate() {
                 let Some(template) = shift.map(|s| &self.templates[s]) else { continue };
                 let start = PrimitiveDateTime::new(dates[day], template.start);
                 let hours = template.hours();
+                // FLSA: the minutes past 40 in the week, on the shift that crosses 40 and those
+                // after it, at half the wage on top.
+                let overtime = (worked + template.minutes).saturating_sub(FLSA_WEEK_MINUTES)
+                    - worked.saturating_sub(FLSA_WEEK_MINUTES);
+                worked += template.minutes;
+                let premium = member.hourly_wage / Decimal::TWO * Decimal::from(overtime) / Decimal::from(60);
                 shifts.push(PlannedShift {
                     employee_key: member.key.clone(),
                     employee_name: member.name.clone(),
@@ -311,7 +325,7 @@ impl WeekModel {
                     start: instant(start),
                     end: instant(start + Duration::minutes(i64::from(template.minutes))),
                     hours,
-                    cost: (member.hourly_wage * hours).round_dp(2),
+                    cost: (member.hourly_wage * hours + premium).round_dp(2),
                 });
             }
         }
