@@ -441,6 +441,25 @@ async fn a_proposal_goes_to_7shifts_as_drafts_once_even_when_a_publish_is_cut_of
         .bearer_auth(API_KEY);
     let variance: Value = variance.send().await.unwrap().json().await.unwrap();
     assert_eq!(variance["totals"]["total"]["scheduledHours"], 0.0, "drafts are not labor: {variance}");
+
+    // The manager publishes them in 7shifts: the next sync makes them the week's scheduled labor,
+    // which the variance sets against the punches as any other shift.
+    let published: Vec<Value> = drafts
+        .into_iter()
+        .map(|mut draft| {
+            draft["draft"] = json!(false);
+            draft
+        })
+        .collect();
+    provider.fake.set_shifts("100", published);
+    assert_eq!(place.app.get_json("/cron/sync-schedule-from-7shifts", opsd_tests::CRON_SECRET).await["status"], "ok");
+    let variance = place
+        .app
+        .get(&format!("/api/analytics/variance?teamId={TEAM}&weekOf={}&locationId={}", place.week, place.location))
+        .bearer_auth(API_KEY);
+    let variance: Value = variance.send().await.unwrap().json().await.unwrap();
+    let scheduled = variance["totals"]["total"]["scheduledHours"].as_f64().unwrap();
+    assert!((scheduled - proposal["week"]["hours"].as_f64().unwrap()).abs() < 0.01, "{variance}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -524,4 +543,72 @@ async fn a_teams_rules_are_refused_out_of_bounds_and_plan_its_weeks_once_set() {
         assert!(hours_of(&proposal, key) <= 20.0, "{key}: {proposal}");
     }
     assert!(!proposal["shifts"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_managers_shift_times_are_refused_when_wrong_and_plan_the_week_once_set() {
+    let place = restaurant().await.with_history().await;
+    let path = format!("/api/planning/shift-times?locationId={}", place.location);
+    let from_history = place.app.get_json(&path, &place.admin).await;
+    let shifts = from_history["shifts"].as_array().unwrap();
+    assert!(shifts.len() >= 3, "{from_history}");
+    assert!(shifts.iter().all(|s| s["source"] == "history"));
+    let dinner = shifts.iter().find(|s| s["department"] == "FOH" && s["block"] == "Dinner").unwrap();
+    assert_eq!(dinner["start"], "17:00", "{from_history}");
+
+    let put = |token: String, body: Value| {
+        let request = place.app.put("/api/planning/shift-times").bearer_auth(token).json(&body);
+        async move { request.send().await.unwrap() }
+    };
+    let location = place.location.clone();
+    let times = |shifts: Value| json!({ "locationId": location, "shifts": shifts });
+    let time =
+        |start: &str, hours: f64| json!({ "department": "FOH", "block": "Dinner", "start": start, "hours": hours });
+    for (body, field) in [
+        (times(json!([time("16:30", 5.0), time("17:00", 6.0)])), "shifts[1]"),
+        (times(json!([time("25:00", 5.0)])), "shifts[0].start"),
+        (times(json!([time("4pm", 5.0)])), "shifts[0].start"),
+        (times(json!([time("16:30", 20.0)])), "shifts[0].hours"),
+        (times(json!([time("16:30", 0.5)])), "shifts[0].hours"),
+    ] {
+        let refused = problem(put(place.admin.clone(), body).await, 400, "validation_failed").await;
+        assert_eq!(refused["errors"][0]["field"], field, "{refused}");
+    }
+    let brunch = times(json!([{ "department": "FOH", "block": "Brunch", "start": "10:00", "hours": 4 }]));
+    problem(put(place.admin.clone(), brunch).await, 400, "validation_failed").await;
+    let elsewhere = json!({ "locationId": uuid::Uuid::nil(), "shifts": [time("16:30", 5.0)] });
+    problem(put(place.admin.clone(), elsewhere).await, 404, "not_found").await;
+    let member = place.app.tokens.member("user_member", TEAM);
+    problem(put(member, times(json!([time("16:30", 5.0)]))).await, 403, "forbidden").await;
+    assert_eq!(place.app.count("planning_shift_times").await, 0, "nothing written");
+
+    // Dinner from 16:30 for 5 hours: the week's front-of-house dinners start then.
+    let response = put(place.admin.clone(), times(json!([time("16:30", 5.0)]))).await;
+    assert_eq!(response.status(), 200);
+    let set: Value = response.json().await.unwrap();
+    let dinner = set["shifts"].as_array().unwrap().iter().find(|s| s["department"] == "FOH" && s["block"] == "Dinner");
+    assert_eq!(
+        dinner,
+        Some(&json!({ "department": "FOH", "block": "Dinner", "start": "16:30", "hours": 5.0, "source": "set" }))
+    );
+    assert_eq!(place.app.get_json(&path, &place.admin).await, set);
+    let response = place.propose(&place.admin, &place.week_body(5), Some(60)).await;
+    assert_eq!(response.status(), 201);
+    let proposal: Value = response.json().await.unwrap();
+    let dinners: Vec<&Value> = proposal["shifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["department"] == "FOH" && s["block"] == "Dinner")
+        .collect();
+    assert!(!dinners.is_empty(), "{proposal}");
+    let zone = time_tz::timezones::get_by_name(ZONE).unwrap();
+    for dinner in &dinners {
+        let start =
+            OffsetDateTime::parse(dinner["start"].as_str().unwrap(), &time::format_description::well_known::Rfc3339)
+                .unwrap();
+        let local = time_tz::OffsetDateTimeExt::to_timezone(&start, zone);
+        assert_eq!((local.hour(), local.minute()), (16, 30), "{dinner}");
+    }
+    assert!(dinners.iter().all(|s| [4.0, 5.0].contains(&s["hours"].as_f64().unwrap())), "whole or short: {proposal}");
 }

@@ -44,7 +44,8 @@ details (`application/problem+json`) with a stable `code`. JSON bodies are at mo
         routes::AvailabilityRequest, routes::AvailabilityView, routes::EmployeeAvailability, routes::ProposalRequest,
         routes::ScheduleProposal, routes::ProposalWeek, routes::ProposalShift, routes::ProposalCoverage,
         routes::ProposalSolver, routes::BindingRuleView, routes::ScheduleChangeView, routes::ShiftSlot, routes::DraftsPublished,
-        routes::PlanningRules, routes::PlanningRulesView,
+        routes::PlanningRules, routes::PlanningRulesView, routes::ShiftTime, routes::ShiftTimesRequest,
+        routes::PlannedShiftTime, routes::ShiftTimesView,
     )),
     modifiers(&SecuritySchemes),
     tags(

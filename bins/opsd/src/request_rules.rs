@@ -151,6 +151,9 @@ fn rules() -> Vec<(&'static str, &'static str, Value)> {
         ("EmployeeAvailability", "maxWeeklyHours", json!({ "minimum": 0, "maximum": 168 })),
         ("ProposalRequest", "weekOf", date()),
         ("PlanningRules", "maxWeeklyHours", json!({ "minimum": 1, "maximum": 80 })),
+        ("ShiftTimesRequest", "shifts", json!({ "maxItems": week_plan::MAX_SHIFT_TIMES })),
+        ("ShiftTime", "start", json!({ "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$" })),
+        ("ShiftTime", "hours", json!({ "minimum": 1, "maximum": 16 })),
         ("PlanningRules", "minRestHours", json!({ "minimum": 0, "maximum": 24 })),
         ("PlanningRules", "maxDaysInARow", json!({ "minimum": 1, "maximum": 7 })),
         ("PlanningRules", "minShiftHours", json!({ "minimum": 1, "maximum": 12 })),
@@ -244,6 +247,11 @@ fn examples() -> Vec<(&'static str, Value)> {
                     "preferredBlocks": ["Dinner"], "maxWeeklyHours": 32 }] }),
         ),
         ("ProposalRequest", json!({ "locationId": location, "weekOf": EXAMPLE_WEEK, "timeLimitSeconds": 5 })),
+        (
+            "ShiftTimesRequest",
+            json!({ "locationId": location, "shifts": [{ "department": "FOH", "block": "Dinner", "start": "16:30",
+                    "hours": 6 }] }),
+        ),
         (
             "PlanningRules",
             json!({ "maxWeeklyHours": 40, "minRestHours": 11, "maxDaysInARow": 6, "minShiftHours": 4,

@@ -470,6 +470,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/planning/shift-times": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A location's shift types as its next week is planned: each department's shift per block, read
+         *     from the 8 weeks of shifts before this one (the median start and length) or set by its manager.
+         */
+        get: operations["get_shift_times"];
+        /**
+         * Sets a location's shift times (replacing the ones set before; an empty list goes back to the
+         *     history's) and answers its shift types. A department and block twice, a start that is not
+         *     `HH:MM` or a length outside 1 to 16 hours is 400, and nothing is written.
+         */
+        put: operations["put_shift_times"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/push/send": {
         parameters: {
             query?: never;
@@ -1526,6 +1551,15 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string | null;
         };
+        /** @description A location's shift type as its weeks are planned, and where it comes from. */
+        PlannedShiftTime: components["schemas"]["ShiftTime"] & {
+            /**
+             * @description `set` by the manager, or read from the `history` of the 8 weeks before this one (the median
+             *     start and length).
+             * @example history
+             */
+            source: string;
+        };
         /**
          * @description The rules a team's weeks are planned under (docs/labor-planning.md), all of them: `PUT` replaces
          *     the set.
@@ -1970,6 +2004,46 @@ export interface components {
         ShiftSlot: {
             block: components["schemas"]["Block"];
             department: components["schemas"]["Department"];
+        };
+        /** @description One department's shift in one block at a location, at its local time. */
+        ShiftTime: {
+            block: components["schemas"]["Block"];
+            department: components["schemas"]["Department"];
+            /**
+             * Format: double
+             * @description 1 to 16.
+             */
+            hours: number;
+            /**
+             * @description The local start, `HH:MM`.
+             * @example 16:30
+             */
+            start: string;
+        };
+        /**
+         * @description Replaces the shift times a location's manager set (an empty list goes back to the history's).
+         * @example {
+         *       "locationId": "00000000-0000-7000-8000-00000000d000",
+         *       "shifts": [
+         *         {
+         *           "block": "Dinner",
+         *           "department": "FOH",
+         *           "hours": 6,
+         *           "start": "16:30"
+         *         }
+         *       ]
+         *     }
+         */
+        ShiftTimesRequest: {
+            /** Format: uuid */
+            locationId: string;
+            /** @description At most one per department and block. */
+            shifts: components["schemas"]["ShiftTime"][];
+        };
+        ShiftTimesView: {
+            /** Format: uuid */
+            locationId: string;
+            shifts: components["schemas"]["PlannedShiftTime"][];
         };
         /** @description One Server-Sent Event of the chat's answer, as a client's event parser hands it over. */
         SseEvent: {
@@ -3494,6 +3568,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DraftsPublished"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_shift_times: {
+        parameters: {
+            query: {
+                /** @example 00000000-0000-7000-8000-00000000d000 */
+                locationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShiftTimesView"];
+                };
+            };
+            /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_shift_times: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShiftTimesRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShiftTimesView"];
                 };
             };
             /** @description An error, as RFC 9457 problem details. A 503 `unavailable` wrote nothing (the database could not be reached, or rolled the transaction back for a deadlock, a serialization failure or a lock timeout): the same request may be sent again. */

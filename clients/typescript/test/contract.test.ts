@@ -235,6 +235,17 @@ test("planning the week: availability and schedule proposals", async () => {
   const changed = ok(await admin.PUT("/api/planning/rules", { body: { ...rules, minRestHours: 11 } }));
   assert.deepEqual([changed.minRestHours, changed.setByTeam], [11, true]);
   refused(await admin.PUT("/api/planning/rules", { body: { ...rules, noticeDays: 60 } }), 400, "validation_failed");
+
+  calls("GET", "/api/planning/shift-times");
+  assert.deepEqual(ok(await admin.GET("/api/planning/shift-times", { params: { query: { locationId } } })).shifts, []);
+  refused(await member.GET("/api/planning/shift-times", { params: { query: { locationId } } }), 403, "forbidden");
+
+  calls("PUT", "/api/planning/shift-times");
+  const dinner = { department: "FOH", block: "Dinner", start: "16:30", hours: 5 } as const;
+  const times = ok(await admin.PUT("/api/planning/shift-times", { body: { locationId, shifts: [dinner] } }));
+  assert.deepEqual(times.shifts, [{ ...dinner, source: "set" }]);
+  const late = { body: { locationId, shifts: [{ ...dinner, start: "25:00" }] } };
+  refused(await admin.PUT("/api/planning/shift-times", late), 400, "validation_failed");
 });
 
 test("shift and manager reports", async () => {

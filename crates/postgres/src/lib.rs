@@ -31,6 +31,7 @@ mod replicas;
 mod reports;
 mod schedule;
 pub mod schema;
+mod shift_times;
 mod shifts;
 mod statement_spans;
 mod tls;

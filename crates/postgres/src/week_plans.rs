@@ -12,8 +12,8 @@ use opsd_core::{Decimal, Department, LocationId, PageRequest, StoreError, TeamId
 use opsd_optimization::Block;
 use opsd_planning::week_plan::{
     Availability, AvailabilityWrite, BindingRule, ChangeKind, ClaimedProposal, Coverage, PastShift, PlannedShift,
-    PlanningInputs, Proposal, ProposalKey, ProposalResult, ProposalStatus, ScheduleChange, SolverFigures,
-    WeekPlanStore,
+    PlanningInputs, Proposal, ProposalKey, ProposalResult, ProposalStatus, ScheduleChange, ShiftTemplate,
+    SolverFigures, WeekPlanStore,
 };
 use opsd_rostering::Status;
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime};
@@ -21,6 +21,7 @@ use uuid::Uuid;
 
 use crate::error::corrupt;
 use crate::prepared::prepared;
+use crate::shift_times::{location_shift_times, replace_shift_times};
 use crate::{Db, store_error};
 
 pub struct PgWeekPlanStore {
@@ -395,7 +396,8 @@ impl WeekPlanStore for PgWeekPlanStore {
         let history = local_shifts(&mut conn, location, since, until, &timezone).await?;
         let published = local_shifts(&mut conn, location, until, until + Duration::days(7), &timezone).await?;
         let availability = location_availability(&mut conn, location).await?;
-        Ok(Some(PlanningInputs { timezone, history, published, availability }))
+        let shift_times = location_shift_times(&mut conn, location).await?;
+        Ok(Some(PlanningInputs { timezone, history, published, availability, shift_times }))
     }
 
     async fn availability(&self, team: &TeamId, location: LocationId) -> Result<Option<Vec<Availability>>, StoreError> {
@@ -452,6 +454,23 @@ impl WeekPlanStore for PgWeekPlanStore {
                 .await?;
             }
             Ok(Some(AvailabilityWrite::Saved))
+        })
+        .await
+        .map_err(store_error)
+    }
+
+    async fn put_shift_times(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        times: &[ShiftTemplate],
+    ) -> Result<Option<()>, StoreError> {
+        let mut conn = self.db.conn().await?;
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            if owned_timezone(conn, team, location).await?.is_none() {
+                return Ok(None);
+            }
+            replace_shift_times(conn, location, times).await.map(Some)
         })
         .await
         .map_err(store_error)

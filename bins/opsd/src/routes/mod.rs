@@ -40,9 +40,10 @@ pub use incidents::{
 pub use nudges::{Announcement, AnnouncementRequest, PublishAnswer};
 pub use planning::{
     AvailabilityRequest, AvailabilityView, Backtest, BindingRuleView, BlockForecast, DepartmentVariance,
-    DraftsPublished, EmployeeAvailability, ForecastDay, ForecastReport, PlanningRules, PlanningRulesView,
-    ProposalCoverage, ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek, ScheduleChangeView,
-    ScheduleProposal, ShiftSlot, VarianceDay, VarianceLine, VarianceReport, VarianceSpan,
+    DraftsPublished, EmployeeAvailability, ForecastDay, ForecastReport, PlannedShiftTime, PlanningRules,
+    PlanningRulesView, ProposalCoverage, ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek,
+    ScheduleChangeView, ScheduleProposal, ShiftSlot, ShiftTime, ShiftTimesRequest, ShiftTimesView, VarianceDay,
+    VarianceLine, VarianceReport, VarianceSpan,
 };
 pub use push::{
     SendRequest, SendSummary, SubscribeRequest, Subscribed, SubscriptionKeysRequest, UnsubscribeRequest, Unsubscribed,
@@ -92,6 +93,8 @@ fn table() -> Vec<Route> {
         planning::put_availability,
         planning::rules,
         planning::put_rules,
+        planning::shift_times,
+        planning::put_shift_times,
         planning::propose,
         planning::proposal,
         planning::proposals,

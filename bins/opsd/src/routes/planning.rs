@@ -17,9 +17,9 @@ pub use wire::{
 };
 
 pub use week_wire::{
-    AvailabilityRequest, AvailabilityView, BindingRuleView, DraftsPublished, EmployeeAvailability, PlanningRules,
-    PlanningRulesView, ProposalCoverage, ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek,
-    ScheduleChangeView, ScheduleProposal, ShiftSlot,
+    AvailabilityRequest, AvailabilityView, BindingRuleView, DraftsPublished, EmployeeAvailability, PlannedShiftTime,
+    PlanningRules, PlanningRulesView, ProposalCoverage, ProposalRequest, ProposalShift, ProposalSolver, ProposalWeek,
+    ScheduleChangeView, ScheduleProposal, ShiftSlot, ShiftTime, ShiftTimesRequest, ShiftTimesView,
 };
 
 use self::week_wire::{LocationQuery, ProposalListQuery};
@@ -131,6 +131,37 @@ pub async fn put_rules(
 ) -> Result<HttpResponse, ApiError> {
     let rules = state.week_plans.put_rules(&caller, body.into_domain()).await?;
     Ok(HttpResponse::Ok().json(PlanningRulesView::from(rules)))
+}
+
+/// A location's shift types as its next week is planned: each department's shift per block, read
+/// from the 8 weeks of shifts before this one (the median start and length) or set by its manager.
+#[utoipa::path(get, path = "/api/planning/shift-times", operation_id = "get_shift_times", tags = ["planning"],
+    params(LocationQuery), security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = ShiftTimesView)))]
+pub async fn shift_times(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    QueryParams(query): QueryParams<LocationQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let location = LocationId(query.location_id);
+    let times = state.week_plans.shift_times(&caller, location).await?;
+    Ok(HttpResponse::Ok().json(ShiftTimesView::new(location, times)))
+}
+
+/// Sets a location's shift times (replacing the ones set before; an empty list goes back to the
+/// history's) and answers its shift types. A department and block twice, a start that is not
+/// `HH:MM` or a length outside 1 to 16 hours is 400, and nothing is written.
+#[utoipa::path(put, path = "/api/planning/shift-times", operation_id = "put_shift_times", tags = ["planning"],
+    request_body = ShiftTimesRequest, security(("bearer" = []), ("session" = [])),
+    responses((status = 200, body = ShiftTimesView)))]
+pub async fn put_shift_times(
+    state: web::Data<AppState>,
+    AnyCaller(caller): AnyCaller,
+    JsonBody(body): JsonBody<ShiftTimesRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let (location, times) = body.try_into_domain()?;
+    let times = state.week_plans.put_shift_times(&caller, location, times).await?;
+    Ok(HttpResponse::Ok().json(ShiftTimesView::new(location, times)))
 }
 
 /// `Prefer: wait=N` (RFC 7240): how long a client would wait for a proposal, capped at the longest solve.

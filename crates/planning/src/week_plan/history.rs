@@ -93,6 +93,18 @@ pub fn templates_from_history(shifts: &[PastShift]) -> Vec<ShiftTemplate> {
         .collect()
 }
 
+/// The history's shift types with the manager's set times over them: a set time replaces its
+/// department and block's, or adds one the history lacks.
+pub fn with_set_times(from_history: Vec<ShiftTemplate>, set: &[ShiftTemplate]) -> Vec<ShiftTemplate> {
+    let mut templates: Vec<ShiftTemplate> = from_history
+        .into_iter()
+        .filter(|t| !set.iter().any(|s| s.department == t.department && s.block == t.block))
+        .collect();
+    templates.extend_from_slice(set);
+    templates.sort_by_key(|t| (t.department, t.block));
+    templates
+}
+
 /// The hours each day, block and department calls for: the day's hours by the SPLH goal (by the
 /// labor-% budget when there is no SPLH goal), split over the blocks by their forecast sales and over
 /// the departments by the share of the block's hours each worked in the weeks before. A block the

@@ -17,7 +17,7 @@ mod service_tests;
 mod tests;
 
 pub use backtest::{BacktestWeek, RULE_OF_THUMB_WEEKS, ScheduleScore};
-pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_from_history};
+pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_from_history, with_set_times};
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
 pub use model::{ChangeKind, Coverage, ScheduleChange, WeekModel};
 pub use plan::{PlanFailure, SolverFigures, WeekTargets, plan_week};
@@ -35,4 +35,7 @@ pub use proposal::{
 };
 pub use publish::{PublishService, Published};
 pub use rules::PlanRules;
-pub use service::{MAX_AVAILABILITY_ROWS, PlanRefusal, STAFF_WEEKS, TeamRules, WeekPlanError, WeekPlanService};
+pub use service::{
+    MAX_AVAILABILITY_ROWS, MAX_SHIFT_MINUTES, MAX_SHIFT_TIMES, PlanRefusal, STAFF_WEEKS, ShiftTime, TeamRules,
+    WeekPlanError, WeekPlanService,
+};

@@ -7,7 +7,7 @@ use time::{Date, Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::history::PastShift;
-use super::inputs::Availability;
+use super::inputs::{Availability, ShiftTemplate};
 use super::proposal::{Proposal, ProposalKey, ProposalResult};
 use super::rules::PlanRules;
 
@@ -20,6 +20,8 @@ pub struct PlanningInputs {
     /// The published shifts of the 7 days from `until`: the schedule a fair-workweek plan keeps.
     pub published: Vec<PastShift>,
     pub availability: Vec<Availability>,
+    /// The shift times the location's manager set, over the history's.
+    pub shift_times: Vec<ShiftTemplate>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +63,13 @@ pub trait WeekPlanStore: Send + Sync {
         since: Date,
         until: Date,
     ) -> Result<Option<PlanningInputs>, StoreError>;
+    /// Replaces the shift times the location's manager set; `None` when the location is not the team's.
+    async fn put_shift_times(
+        &self,
+        team: &TeamId,
+        location: LocationId,
+        times: &[ShiftTemplate],
+    ) -> Result<Option<()>, StoreError>;
     /// The location's availability, by employee key; `None` when the location is not the team's.
     async fn availability(&self, team: &TeamId, location: LocationId) -> Result<Option<Vec<Availability>>, StoreError>;
     /// Replaces the listed employees' availability at the location (others keep theirs); `None` when

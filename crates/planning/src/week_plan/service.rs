@@ -16,8 +16,8 @@ use super::backtest::{
     BacktestWeek, past_staffing, proposal_staffing, rule_of_thumb, rules_broken, score, worked_of_past,
     worked_of_proposal,
 };
-use super::history::{needs_from_forecast, staff_from_history, templates_from_history};
-use super::inputs::Availability;
+use super::history::{needs_from_forecast, staff_from_history, templates_from_history, with_set_times};
+use super::inputs::{Availability, ShiftTemplate};
 use super::model::WeekModel;
 use super::plan::{WeekTargets, plan_week};
 use super::ports::{AvailabilityWrite, ClaimedProposal, PlanRulesStore, PlanningInputs, WeekPlanStore};
@@ -91,6 +91,18 @@ pub struct WeekPlanService {
     defaults: PlanRules,
 }
 
+/// The most shift times one location sets: each department's in each block.
+pub const MAX_SHIFT_TIMES: usize = 9;
+/// The longest shift time a manager sets, in minutes.
+pub const MAX_SHIFT_MINUTES: u32 = 16 * 60;
+
+/// A location's shift type, and whether its manager set it (else it is the history's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShiftTime {
+    pub template: ShiftTemplate,
+    pub set: bool,
+}
+
 /// A team's rules, and whether it set them (or the defaults hold).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TeamRules {
@@ -116,6 +128,47 @@ impl WeekPlanService {
             Some(rules) => TeamRules { rules, set_by_team: true },
             None => TeamRules { rules: self.defaults.clone(), set_by_team: false },
         })
+    }
+
+    /// The location's shift types as its next week is planned: the history's of the 8 weeks before
+    /// this one, with the manager's set times over them.
+    pub async fn shift_times(&self, caller: &Caller, location: LocationId) -> Result<Vec<ShiftTime>, WeekPlanError> {
+        let team = caller.admin_team()?;
+        let start = Week::containing(self.clock.now().date()).start();
+        let inputs = self
+            .store
+            .inputs(team, location, start - Duration::weeks(STAFF_WEEKS), start)
+            .await?
+            .ok_or(ServiceError::NotFound)?;
+        Ok(with_set_times(templates_from_history(&inputs.history), &inputs.shift_times)
+            .into_iter()
+            .map(|template| ShiftTime { set: inputs.shift_times.contains(&template), template })
+            .collect())
+    }
+
+    /// Replaces the shift times the location's manager set; answers the location's shift types.
+    pub async fn put_shift_times(
+        &self,
+        caller: &Caller,
+        location: LocationId,
+        times: Vec<ShiftTemplate>,
+    ) -> Result<Vec<ShiftTime>, WeekPlanError> {
+        let team = caller.admin_team()?;
+        let mut errors = ValidationErrors::new();
+        if times.len() > MAX_SHIFT_TIMES {
+            errors.push("shifts", format!("at most {MAX_SHIFT_TIMES}: one per department and block"));
+        }
+        for (i, time) in times.iter().enumerate() {
+            if times[..i].iter().any(|t| t.department == time.department && t.block == time.block) {
+                errors.push(format!("shifts[{i}]"), "a department and block appears twice: one time each");
+            }
+            if !(60..=MAX_SHIFT_MINUTES).contains(&time.minutes) {
+                errors.push(format!("shifts[{i}].hours"), "must be 1 to 16");
+            }
+        }
+        errors.into_result()?;
+        self.store.put_shift_times(team, location, &times).await?.ok_or(ServiceError::NotFound)?;
+        self.shift_times(caller, location).await
     }
 
     pub async fn availability(
@@ -286,7 +339,7 @@ impl WeekPlanService {
         let mut model = WeekModel::new(
             week,
             staff_from_history(&everyone),
-            &templates_from_history(&inputs.history),
+            &with_set_times(templates_from_history(&inputs.history), &inputs.shift_times),
             needs_from_forecast(forecast, &inputs.history),
             &inputs.availability,
             rules.clone(),

@@ -119,7 +119,7 @@ fn history(weeks: i64) -> PlanningInputs {
             )
         })
         .collect();
-    PlanningInputs { timezone: "America/Chicago".into(), history, published: vec![], availability: vec![] }
+    PlanningInputs { timezone: "America/Chicago".into(), history, ..PlanningInputs::default() }
 }
 
 fn sales(weeks: i64) -> ForecastData {
@@ -450,4 +450,48 @@ async fn a_teams_rules_are_checked_before_they_are_written_and_plan_its_weeks() 
     assert!(set.set_by_team);
     assert_eq!(planner.rules(&admin()).await.unwrap(), TeamRules { rules: part_time, set_by_team: true });
     assert!(planner.solve_next(Duration::seconds(60)).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_managers_shift_times_are_checked_before_they_are_written_and_replace_the_historys() {
+    let dinner = |start: time::Time, minutes: u32| ShiftTemplate {
+        department: Department::Foh,
+        block: Block::Dinner,
+        start,
+        minutes,
+    };
+    let mut refused = MockWeekPlanStore::new();
+    refused.expect_put_shift_times().never();
+    let planner = service(refused, MockPlanningStore::new(), MockRosterSolver::new());
+    for (times, field) in [
+        (vec![dinner(time::macros::time!(16:00), 300), dinner(time::macros::time!(17:00), 300)], "shifts[1]"),
+        (vec![dinner(time::macros::time!(16:00), 20 * 60)], "shifts[0].hours"),
+        (vec![dinner(time::macros::time!(16:00), 30)], "shifts[0].hours"),
+    ] {
+        let Err(ServiceError::Invalid(errors)) = planner.put_shift_times(&admin(), LOCATION, times).await else {
+            panic!("{field} is refused");
+        };
+        assert_eq!(errors.errors()[0].field, field);
+    }
+
+    // Dinner at 16:30 for 5 hours over the history's 17:00 for 6; BOH keeps the history's.
+    let set = vec![dinner(time::macros::time!(16:30), 300)];
+    let mut store = MockWeekPlanStore::new();
+    let stored = set.clone();
+    store
+        .expect_put_shift_times()
+        .withf(move |_, _, times| times == stored.as_slice())
+        .returning(|_, _, _| Ok(Some(())));
+    let with_set = set.clone();
+    store
+        .expect_inputs()
+        .returning(move |_, _, _, _| Ok(Some(PlanningInputs { shift_times: with_set.clone(), ..history(8) })));
+    let planner = service(store, MockPlanningStore::new(), MockRosterSolver::new());
+    let times = planner.put_shift_times(&admin(), LOCATION, set.clone()).await.unwrap();
+    assert_eq!(times.len(), 2);
+    assert_eq!(times[0], ShiftTime { template: set[0], set: true });
+    assert_eq!(
+        (times[1].template.department, times[1].template.start, times[1].set),
+        (Department::Boh, time::macros::time!(16:00), false)
+    );
 }

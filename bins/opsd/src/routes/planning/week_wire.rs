@@ -476,3 +476,92 @@ impl From<domain::TeamRules> for PlanningRulesView {
         Self { rules: team.rules.into(), set_by_team: team.set_by_team }
     }
 }
+
+/// One department's shift in one block at a location, at its local time.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ShiftTime {
+    #[schema(value_type = wire::Department)]
+    department: Department,
+    #[schema(value_type = wire::Block)]
+    block: Block,
+    /// The local start, `HH:MM`.
+    #[schema(example = "16:30")]
+    start: String,
+    /// 1 to 16.
+    hours: f64,
+}
+
+impl ShiftTime {
+    fn into_domain(self, index: usize, errors: &mut ValidationErrors) -> Option<domain::ShiftTemplate> {
+        let start = time::Time::parse(&self.start, time::macros::format_description!("[hour]:[minute]")).ok();
+        if start.is_none() {
+            errors.push(format!("shifts[{index}].start"), "must be a local time HH:MM");
+        }
+        Some(domain::ShiftTemplate {
+            department: self.department,
+            block: self.block,
+            start: start?,
+            minutes: minutes(self.hours),
+        })
+    }
+}
+
+impl From<domain::ShiftTemplate> for ShiftTime {
+    fn from(template: domain::ShiftTemplate) -> Self {
+        Self {
+            department: template.department,
+            block: template.block,
+            start: format!("{:02}:{:02}", template.start.hour(), template.start.minute()),
+            hours: (f64::from(template.minutes) / 60.0 * 100.0).round() / 100.0,
+        }
+    }
+}
+
+/// Replaces the shift times a location's manager set (an empty list goes back to the history's).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ShiftTimesRequest {
+    pub location_id: Uuid,
+    /// At most one per department and block.
+    shifts: Vec<ShiftTime>,
+}
+
+impl ShiftTimesRequest {
+    pub fn try_into_domain(self) -> Result<(LocationId, Vec<domain::ShiftTemplate>), ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let times =
+            self.shifts.into_iter().enumerate().filter_map(|(i, time)| time.into_domain(i, &mut errors)).collect();
+        errors.into_result()?;
+        Ok((LocationId(self.location_id), times))
+    }
+}
+
+/// A location's shift type as its weeks are planned, and where it comes from.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedShiftTime {
+    #[serde(flatten)]
+    time: ShiftTime,
+    /// `set` by the manager, or read from the `history` of the 8 weeks before this one (the median
+    /// start and length).
+    #[schema(example = "history")]
+    source: &'static str,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShiftTimesView {
+    location_id: Uuid,
+    shifts: Vec<PlannedShiftTime>,
+}
+
+impl ShiftTimesView {
+    pub fn new(location: LocationId, times: Vec<domain::ShiftTime>) -> Self {
+        let shifts = times
+            .into_iter()
+            .map(|t| PlannedShiftTime { time: t.template.into(), source: if t.set { "set" } else { "history" } })
+            .collect();
+        Self { location_id: location.0, shifts }
+    }
+}
