@@ -11,8 +11,8 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{Decimal, Department, LocationId, PageRequest, StoreError, TeamId, Week};
 use opsd_optimization::Block;
 use opsd_planning::week_plan::{
-    Availability, AvailabilityWrite, BindingRule, ChangeKind, ClaimedProposal, Coverage, PastShift, PlannedShift,
-    PlanningInputs, Proposal, ProposalKey, ProposalResult, ProposalStatus, ScheduleChange, ShiftTemplate,
+    Availability, AvailabilityWrite, BindingRule, ChangeKind, ClaimedProposal, Coverage, PastPunch, PastShift,
+    PlannedShift, PlanningInputs, Proposal, ProposalKey, ProposalResult, ProposalStatus, ScheduleChange, ShiftTemplate,
     SolverFigures, WeekPlanStore,
 };
 use opsd_rostering::Status;
@@ -341,6 +341,51 @@ async fn local_shifts(
     rows.into_iter().map(PastShiftRow::into_past).collect()
 }
 
+#[derive(QueryableByName)]
+struct PastPunchRow {
+    #[diesel(sql_type = Text)]
+    employee_key: String,
+    #[diesel(sql_type = Text)]
+    department: String,
+    #[diesel(sql_type = Timestamp)]
+    clocked_in_local: PrimitiveDateTime,
+    #[diesel(sql_type = Numeric)]
+    hourly_wage: Decimal,
+}
+
+/// The location's time punches from `from` to the day before `to`, at its local times, oldest first.
+async fn local_punches(
+    conn: &mut AsyncPgConnection,
+    location: LocationId,
+    from: Date,
+    to: Date,
+    timezone: &str,
+) -> Result<Vec<PastPunch>, StoreError> {
+    let rows: Vec<PastPunchRow> = prepared(
+        "SELECT employee_key, department, (clocked_in AT TIME ZONE $4) AS clocked_in_local, hourly_wage \
+         FROM time_punches \
+         WHERE location_id = $1 AND business_date >= $2 AND business_date < $3 AND employee_key <> '' \
+         ORDER BY clocked_in, provider_punch_id",
+    )
+    .bind::<SqlUuid, _>(location.0)
+    .bind::<SqlDate, _>(from)
+    .bind::<SqlDate, _>(to)
+    .bind::<Text, _>(timezone)
+    .load(conn)
+    .await
+    .map_err(store_error)?;
+    rows.into_iter()
+        .map(|row| {
+            Ok(PastPunch {
+                department: department(&row.department)?,
+                employee_key: row.employee_key,
+                clocked_in: row.clocked_in_local,
+                hourly_wage: row.hourly_wage,
+            })
+        })
+        .collect()
+}
+
 async fn location_availability(
     conn: &mut AsyncPgConnection,
     location: LocationId,
@@ -394,10 +439,11 @@ impl WeekPlanStore for PgWeekPlanStore {
             return Ok(None);
         };
         let history = local_shifts(&mut conn, location, since, until, &timezone).await?;
+        let punches = local_punches(&mut conn, location, since, until, &timezone).await?;
         let published = local_shifts(&mut conn, location, until, until + Duration::days(7), &timezone).await?;
         let availability = location_availability(&mut conn, location).await?;
         let shift_times = location_shift_times(&mut conn, location).await?;
-        Ok(Some(PlanningInputs { timezone, history, published, availability, shift_times }))
+        Ok(Some(PlanningInputs { timezone, history, punches, published, availability, shift_times }))
     }
 
     async fn availability(&self, team: &TeamId, location: LocationId) -> Result<Option<Vec<Availability>>, StoreError> {

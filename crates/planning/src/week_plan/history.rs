@@ -25,9 +25,60 @@ pub struct PastShift {
     pub hourly_wage: Decimal,
 }
 
-/// Everyone in the shifts, in order of first appearance; each department with its most worked role,
-/// and the wage of their latest shift.
-pub fn staff_from_history(shifts: &[PastShift]) -> Vec<StaffMember> {
+/// A time punch of the weeks before, as the staff reads it: who worked, where, at what wage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PastPunch {
+    pub employee_key: String,
+    pub department: Department,
+    pub clocked_in: PrimitiveDateTime,
+    pub hourly_wage: Decimal,
+}
+
+/// Everyone in the shifts and punches: first who was scheduled, in order of first appearance, each
+/// department with its most worked role and the wage of their latest shift; then who only punched
+/// (called in unscheduled), at the wage of their latest punch. A department someone punched in but
+/// was never scheduled in is theirs too, with the role most worked there by the others (else the
+/// department's name); someone known only by punches goes by their key.
+pub fn staff_from_history(shifts: &[PastShift], punches: &[PastPunch]) -> Vec<StaffMember> {
+    let mut staff = scheduled_staff(shifts);
+    let mut latest: BTreeMap<&str, PrimitiveDateTime> = BTreeMap::new();
+    for punch in punches {
+        let index = match staff.iter().position(|m| m.key == punch.employee_key) {
+            Some(index) => index,
+            None => {
+                staff.push(StaffMember {
+                    key: punch.employee_key.clone(),
+                    name: punch.employee_key.clone(),
+                    roles: Vec::new(),
+                    hourly_wage: punch.hourly_wage,
+                });
+                latest.insert(&punch.employee_key, punch.clocked_in);
+                staff.len() - 1
+            }
+        };
+        if staff[index].role_in(punch.department).is_none() {
+            let role = most_worked_role(shifts, punch.department).unwrap_or(punch.department.as_str()).to_owned();
+            staff[index].roles.push((punch.department, role));
+        }
+        if let Some(seen) = latest.get_mut(punch.employee_key.as_str())
+            && punch.clocked_in >= *seen
+        {
+            *seen = punch.clocked_in;
+            staff[index].hourly_wage = punch.hourly_wage;
+        }
+    }
+    staff
+}
+
+fn most_worked_role(shifts: &[PastShift], department: Department) -> Option<&str> {
+    let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
+    for shift in shifts.iter().filter(|s| s.department == department) {
+        *counts.entry(&shift.role).or_default() += 1;
+    }
+    counts.into_iter().max_by_key(|(_, count)| *count).map(|(role, _)| role)
+}
+
+fn scheduled_staff(shifts: &[PastShift]) -> Vec<StaffMember> {
     let mut staff: Vec<StaffMember> = Vec::new();
     let mut latest: BTreeMap<&str, PrimitiveDateTime> = BTreeMap::new();
     let mut role_counts: BTreeMap<(&str, Department, &str), u32> = BTreeMap::new();

@@ -17,7 +17,9 @@ mod service_tests;
 mod tests;
 
 pub use backtest::{BacktestWeek, RULE_OF_THUMB_WEEKS, ScheduleScore};
-pub use history::{PastShift, needs_from_forecast, staff_from_history, templates_from_history, with_set_times};
+pub use history::{
+    PastPunch, PastShift, needs_from_forecast, staff_from_history, templates_from_history, with_set_times,
+};
 pub use inputs::{Availability, BlockNeed, ShiftTemplate, StaffMember};
 pub use model::{ChangeKind, Coverage, ScheduleChange, WeekModel};
 pub use plan::{PlanFailure, SolverFigures, WeekTargets, plan_week};

@@ -6,7 +6,7 @@ use opsd_core::{LocationId, PageRequest, StoreError, TeamId, Week};
 use time::{Date, Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::history::PastShift;
+use super::history::{PastPunch, PastShift};
 use super::inputs::{Availability, ShiftTemplate};
 use super::proposal::{Proposal, ProposalKey, ProposalResult};
 use super::rules::PlanRules;
@@ -17,6 +17,8 @@ pub struct PlanningInputs {
     /// The location's IANA time zone.
     pub timezone: String,
     pub history: Vec<PastShift>,
+    /// The location's time punches over the same days, for who worked there unscheduled.
+    pub punches: Vec<PastPunch>,
     /// The published shifts of the 7 days from `until`: the schedule a fair-workweek plan keeps.
     pub published: Vec<PastShift>,
     pub availability: Vec<Availability>,

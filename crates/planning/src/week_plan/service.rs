@@ -244,7 +244,7 @@ impl WeekPlanService {
         if forecast.method.is_none() {
             return Err(ServiceError::Domain(PlanRefusal::InsufficientHistory));
         }
-        let staff = staff_from_history(&inputs.history);
+        let staff = staff_from_history(&inputs.history, &inputs.punches);
         if staff.is_empty() {
             return Err(ServiceError::Domain(PlanRefusal::NoStaff));
         }
@@ -338,7 +338,7 @@ impl WeekPlanService {
         let everyone: Vec<_> = inputs.history.iter().chain(known).cloned().collect();
         let mut model = WeekModel::new(
             week,
-            staff_from_history(&everyone),
+            staff_from_history(&everyone, &inputs.punches),
             &with_set_times(templates_from_history(&inputs.history), &inputs.shift_times),
             needs_from_forecast(forecast, &inputs.history),
             &inputs.availability,

@@ -86,7 +86,7 @@ fn history_gives_each_employee_their_most_worked_role_per_department_and_latest_
         past("ana", "Prep", Department::Boh, Block::Lunch, datetime!(2026-11-01 09:00), 360, 14),
         past("ben", "Cook", Department::Boh, Block::Dinner, datetime!(2026-11-07 15:00), 480, 19),
     ];
-    let staff = staff_from_history(&shifts);
+    let staff = staff_from_history(&shifts, &[]);
     assert_eq!(staff.len(), 2);
     assert_eq!(staff[0].roles, vec![(Department::Foh, "Server".into()), (Department::Boh, "Prep".into())]);
     assert_eq!(staff[0].hourly_wage, Decimal::from(16), "the wage of her latest shift");
@@ -96,6 +96,35 @@ fn history_gives_each_employee_their_most_worked_role_per_department_and_latest_
     let dinner = templates.iter().find(|t| t.department == Department::Foh && t.block == Block::Dinner).unwrap();
     assert_eq!((dinner.start, dinner.minutes), (time!(16:30), 480), "the upper median of two");
     assert_eq!(templates.len(), 4);
+}
+
+#[test]
+fn who_only_punched_is_staff_too_at_the_wage_of_their_latest_punch() {
+    let shifts = vec![
+        past("ana", "Server", Department::Foh, Block::Dinner, datetime!(2026-11-07 16:00), 420, 15),
+        past("ben", "Cook", Department::Boh, Block::Dinner, datetime!(2026-11-07 15:00), 480, 19),
+    ];
+    let punch = |key: &str, department, at, wage| PastPunch {
+        employee_key: String::from(key),
+        department,
+        clocked_in: at,
+        hourly_wage: Decimal::from(wage),
+    };
+    let punches = vec![
+        punch("cy", Department::Foh, datetime!(2026-11-08 16:00), 14),
+        punch("cy", Department::Foh, datetime!(2026-11-10 16:00), 16),
+        punch("cy", Department::Foh, datetime!(2026-11-09 16:00), 15),
+        punch("ana", Department::Boh, datetime!(2026-11-09 15:00), 30),
+    ];
+    let staff = staff_from_history(&shifts, &punches);
+    assert_eq!(staff.len(), 3);
+    assert_eq!(staff[2].key, "cy");
+    assert_eq!(staff[2].name, "cy", "known only by their key");
+    assert_eq!(staff[2].roles, vec![(Department::Foh, "Server".into())], "the department's most worked role");
+    assert_eq!(staff[2].hourly_wage, Decimal::from(16), "the latest punch's wage");
+    // Ana called in to the kitchen once: she works there too, at her shifts' wage.
+    assert_eq!(staff[0].roles, vec![(Department::Foh, "Server".into()), (Department::Boh, "Cook".into())]);
+    assert_eq!(staff[0].hourly_wage, Decimal::from(15));
 }
 
 #[test]
