@@ -612,3 +612,26 @@ async fn a_managers_shift_times_are_refused_when_wrong_and_plan_the_week_once_se
     }
     assert!(dinners.iter().all(|s| [4.0, 5.0].contains(&s["hours"].as_f64().unwrap())), "whole or short: {proposal}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_asked_for_again_under_its_idempotency_key_is_queued_once() {
+    let place = restaurant().await.with_history().await;
+    let ask = || {
+        place
+            .app
+            .post("/api/planning/schedule-proposals")
+            .bearer_auth(&place.admin)
+            .header("Idempotency-Key", "plan-week-1")
+            .json(&place.week_body(3))
+            .send()
+    };
+    let first = ask().await.unwrap();
+    assert_eq!(first.status(), 202);
+    let first: Value = first.json().await.unwrap();
+    let again = ask().await.unwrap();
+    assert_eq!(again.status(), 202);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["id"], first["id"]);
+    assert_eq!(place.app.count("schedule_proposals").await, 1);
+}
