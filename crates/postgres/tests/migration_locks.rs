@@ -8,8 +8,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_postgres::{Db, DbConfig, MigrationPolicy, migration_status, revert_migrations, run_migrations_with};
 use opsd_test_db::TestDatabase;
 
-/// The newest migration adds columns to `schedule_proposals`: its `ALTER TABLE` needs the table's
-/// ACCESS EXCLUSIVE lock, which a reader's open transaction holds it from.
+/// Migration 34 adds columns to `schedule_proposals`: its `ALTER TABLE` needs the table's ACCESS
+/// EXCLUSIVE lock, which a reader's open transaction holds it from. It and the ones after it
+/// (`REVERTED` in all) are reverted, so it is the first to apply again.
 async fn reverted_and_locked() -> (TestDatabase, Db, AsyncPgConnection) {
     let database = TestDatabase::new().await;
     let db = Db::connect(&DbConfig {
@@ -19,11 +20,14 @@ async fn reverted_and_locked() -> (TestDatabase, Db, AsyncPgConnection) {
         statement_timeout: Duration::from_secs(30),
     })
     .unwrap();
-    assert_eq!(revert_migrations(&db, 1).await.unwrap().len(), 1);
+    assert_eq!(revert_migrations(&db, REVERTED).await.unwrap().len(), REVERTED);
     let mut reader = AsyncPgConnection::establish(database.url()).await.unwrap();
     reader.batch_execute("BEGIN; SELECT count(*) FROM schedule_proposals").await.unwrap();
     (database, db, reader)
 }
+
+/// Migration 34 and the two after it (35 and 36).
+const REVERTED: usize = 3;
 
 async fn pending(db: &Db) -> usize {
     migration_status(db).await.unwrap().iter().filter(|m| !m.applied).count()
@@ -61,7 +65,7 @@ async fn a_migration_that_never_gets_its_lock_fails_after_its_last_try_with_noth
     let error = run_migrations_with(&db, policy(2)).await.unwrap_err();
     assert!(error.to_string().contains("lock timeout"), "{error}");
     reader.batch_execute("COMMIT").await.unwrap();
-    assert_eq!(pending(&db).await, 1, "rolled back: still pending");
+    assert_eq!(pending(&db).await, REVERTED, "rolled back: still pending, and the ones after it");
     // Once the lock is free, the next start applies it.
     run_migrations_with(&db, policy(1)).await.unwrap();
     assert_eq!(pending(&db).await, 0);
