@@ -19,4 +19,15 @@ if [ ${#added[@]} -eq 0 ]; then
   echo "squawk: no migration after $released, the last release's"
   exit 0
 fi
-"$venv/bin/squawk" --config .squawk.toml "${added[@]}"
+# diesel runs a migration in a transaction (.squawk.toml assumes one) unless its metadata.toml says
+# run_in_transaction = false, as a CREATE INDEX CONCURRENTLY's must.
+in_transaction=() alone=()
+for migration in "${added[@]}"; do
+  if grep -qsx 'run_in_transaction = false' "$(dirname "$migration")/metadata.toml"; then
+    alone+=("$migration")
+  else
+    in_transaction+=("$migration")
+  fi
+done
+[ ${#in_transaction[@]} -eq 0 ] || "$venv/bin/squawk" --config .squawk.toml "${in_transaction[@]}"
+[ ${#alone[@]} -eq 0 ] || "$venv/bin/squawk" --config .squawk.toml --no-assume-in-transaction "${alone[@]}"

@@ -29,7 +29,8 @@ if [ -z "${DATABASE_URL:-}" ]; then
   export DATABASE_URL="$(scripts/ensure-database.sh "$server" opsd)"
 fi
 step database "$DATABASE_URL"
-"$bin" migrate >>"$log" 2>&1 || fail "migrating"
+# The demo runs one release only: the post-deploy steps too.
+"$bin" migrate --post-deploy >>"$log" 2>&1 || fail "migrating"
 step migrations "up to date"
 "$bin" seed-demo >.data/demo.env 2>>"$log" || fail "seeding"
 source <(sed 's/^/DEMO_/' .data/demo.env)

@@ -2,7 +2,7 @@
 //! --revert N`), and a backup restored into a new database (README, "Backups").
 
 use opsd::seed::{DemoSize, seed_demo};
-use opsd_postgres::{Db, migration_status, revert_migrations, run_migrations};
+use opsd_postgres::{Db, MigrationStep, migration_status, revert_migrations, run_migrations};
 use opsd_tests::{API_KEY, TestApp, TestDatabase};
 use serde_json::{Value, json};
 
@@ -43,7 +43,7 @@ async fn every_migration_reverts_and_applies_again_under_the_demo_data() {
     for count in 1..total {
         assert_eq!(revert_migrations(&db, count).await.unwrap().len(), count);
         assert_eq!(pending(&db).await, count, "after reverting {count}");
-        run_migrations(&db).await.unwrap();
+        run_migrations(&db, MigrationStep::PostDeploy).await.unwrap();
         assert_eq!(pending(&db).await, 0);
     }
     // Reverting a table's migration drops its rows: the demo, seeded again, reads as before.
@@ -69,7 +69,7 @@ async fn every_migration_reverts_and_applies_again_under_the_demo_data() {
         .map(|row| row.get(0))
         .collect();
     assert_eq!(left, Vec::<String>::new(), "every table and function is dropped");
-    run_migrations(&db).await.unwrap();
+    run_migrations(&db, MigrationStep::PostDeploy).await.unwrap();
     assert_eq!(pending(&db).await, 0);
     seed_demo(&db, DemoSize { locations: 1, weeks: 1 }).await.unwrap();
 }

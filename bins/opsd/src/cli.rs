@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 /// The back-end service of the operations platform. Configured by environment variables (and a
-/// `.env` file); see the README's configuration table.
+/// `.env` file); see docs/configuration.md.
 #[derive(Parser)]
 #[command(name = "opsd", version)]
 pub struct Cli {
@@ -24,8 +24,12 @@ pub enum Command {
     /// Apply pending migrations (the default), list them, or revert the newest.
     Migrate {
         /// List every migration of this binary, applied or pending; change nothing.
-        #[arg(long, conflicts_with = "revert")]
+        #[arg(long, conflicts_with_all = ["revert", "post_deploy"])]
         status: bool,
+        /// Also apply the post-deploy migrations, which remove what the previous release still
+        /// uses: run it once every instance runs this release.
+        #[arg(long, conflicts_with = "revert")]
+        post_deploy: bool,
         /// Run the down.sql of the newest N applied migrations.
         #[arg(long, value_name = "N")]
         revert: Option<usize>,
@@ -169,9 +173,15 @@ mod tests {
     fn flags_are_checked_before_anything_runs() {
         assert!(matches!(
             parse(&["migrate", "--revert", "2"]),
-            Ok(Some(Command::Migrate { status: false, revert: Some(2) }))
+            Ok(Some(Command::Migrate { status: false, post_deploy: false, revert: Some(2) }))
         ));
         assert!(parse(&["migrate", "--status", "--revert", "1"]).is_err(), "list or revert, not both");
+        assert!(matches!(
+            parse(&["migrate", "--post-deploy"]),
+            Ok(Some(Command::Migrate { status: false, post_deploy: true, revert: None }))
+        ));
+        assert!(parse(&["migrate", "--post-deploy", "--revert", "1"]).is_err());
+        assert!(parse(&["migrate", "--post-deploy", "--status"]).is_err());
         assert!(parse(&["dev-token", "--team", "org_demo"]).is_err(), "the user is required");
         assert!(parse(&["dev-token", "--user", "u", "--role", "owner"]).is_err());
         assert!(parse(&["seed-demo", "--locations", "0"]).is_err());

@@ -31,7 +31,9 @@ async fn main() -> anyhow::Result<()> {
         Command::Serve => serve().await,
         Command::CheckConfig => opsd::operations::check_config().await,
         Command::Probe => opsd::operations::probe().await,
-        Command::Migrate { status, revert } => opsd::operations::migrate(status, revert).await,
+        Command::Migrate { status, post_deploy, revert } => {
+            opsd::operations::migrate(status, post_deploy, revert).await
+        }
         Command::SeedDemo { locations, weeks } => {
             let config = Config::from_environment()?;
             let db = opsd::startup_database(&config).await?;

@@ -1,7 +1,7 @@
 //! The operator's commands: `opsd check-config`, `opsd probe` and `opsd migrate`.
 
 use anyhow::{Context, bail};
-use opsd_postgres::Db;
+use opsd_postgres::{Db, MigrationStep};
 
 use crate::config::Config;
 
@@ -14,15 +14,18 @@ pub async fn check_config() -> anyhow::Result<()> {
     let db = crate::startup::open_database(&config).context("DATABASE_URL")?;
     drop(db.conn().await.map_err(|error| anyhow::anyhow!("{error}")).context("DATABASE_URL: connecting")?);
     println!("DATABASE_URL: reached");
-    let pending = opsd_postgres::migration_status(&db)
+    let (post_deploy, pending): (Vec<_>, Vec<_>) = opsd_postgres::migration_status(&db)
         .await
         .map_err(|error| anyhow::anyhow!("{error}"))
         .context("DATABASE_SESSION_URL: reading the applied migrations")?
         .into_iter()
         .filter(|migration| !migration.applied)
-        .count();
+        .partition(|migration| migration.post_deploy);
     println!(
-        "DATABASE_SESSION_URL: reached; {pending} migrations pending (`opsd migrate` or `opsd serve` applies them)"
+        "DATABASE_SESSION_URL: reached; {} migrations pending (`opsd migrate` or `opsd serve` applies them), \
+         {} post-deploy (`opsd migrate --post-deploy`, once no instance of the previous release is left)",
+        pending.len(),
+        post_deploy.len()
     );
     for (index, reached) in db.check_replicas().await.into_iter().enumerate() {
         match reached {
@@ -33,15 +36,20 @@ pub async fn check_config() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `opsd migrate`: applies what is pending; `--status` lists; `--revert N` runs the newest N
-/// applied migrations' `down.sql`.
-pub async fn migrate(status: bool, revert: Option<usize>) -> anyhow::Result<()> {
+/// `opsd migrate`: applies what is pending but the post-deploy steps; `--post-deploy` those too;
+/// `--status` lists; `--revert N` runs the newest N applied migrations' `down.sql`.
+pub async fn migrate(status: bool, post_deploy: bool, revert: Option<usize>) -> anyhow::Result<()> {
     let config = Config::from_environment()?;
     let db: Db = crate::startup::open_database(&config)?;
     let failed = |error: opsd_core::StoreError| anyhow::anyhow!("{error}");
     if status {
         for migration in opsd_postgres::migration_status(&db).await.map_err(failed)? {
-            println!("{}  {}", if migration.applied { "applied" } else { "pending" }, migration.name);
+            let state = match (migration.applied, migration.post_deploy) {
+                (true, _) => "applied",
+                (false, false) => "pending",
+                (false, true) => "pending post-deploy",
+            };
+            println!("{state}  {}", migration.name);
         }
     } else if let Some(count) = revert {
         let reverted = opsd_postgres::revert_migrations(&db, count).await.map_err(failed)?;
@@ -50,8 +58,16 @@ pub async fn migrate(status: bool, revert: Option<usize>) -> anyhow::Result<()> 
         }
         println!("{} migrations reverted", reverted.len());
     } else {
-        opsd_postgres::run_migrations(&db).await.map_err(failed)?;
-        println!("migrations are up to date");
+        let step = if post_deploy { MigrationStep::PostDeploy } else { MigrationStep::PreDeploy };
+        opsd_postgres::run_migrations(&db, step).await.map_err(failed)?;
+        let waiting = opsd_postgres::migration_status(&db).await.map_err(failed)?.iter().filter(|m| !m.applied).count();
+        match waiting {
+            0 => println!("migrations are up to date"),
+            _ => println!(
+                "migrations are up to date but {waiting} post-deploy: run `opsd migrate --post-deploy` once no \
+                 instance of the previous release is left"
+            ),
+        }
     }
     Ok(())
 }

@@ -205,7 +205,7 @@ async fn stop_signal() {
 /// The database's pools, migrated.
 pub async fn connect_database(config: &Config) -> anyhow::Result<Db> {
     let db = open_database(config)?;
-    opsd_postgres::run_migrations(&db).await.context("running migrations")?;
+    opsd_postgres::run_migrations(&db, opsd_postgres::MigrationStep::PreDeploy).await.context("running migrations")?;
     Ok(db)
 }
 

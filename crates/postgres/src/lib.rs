@@ -55,7 +55,7 @@ pub use jobs::{PgJobLocks, PgJobRunStore};
 pub use locations::{PgLocationStore, PgTeamSettingsStore};
 pub use memberships::PgMembershipStore;
 pub use migrations::{
-    MIGRATIONS, MigrationPolicy, MigrationState, migration_status, revert_migrations, run_migrations,
+    MIGRATIONS, MigrationPolicy, MigrationState, MigrationStep, migration_status, revert_migrations, run_migrations,
     run_migrations_with,
 };
 pub use nudges::{PgAnnouncementStore, PgNudgeStore};

@@ -1,14 +1,22 @@
 //! The schema's migrations (`migrations/`, embedded in the binary): applied at start-up, listed and
 //! reverted by `opsd migrate`. Each of these runs under one advisory lock, so instances that start
 //! together wait for each other and each migration is applied once.
+//!
+//! Expand and contract: a migration whose folder ends in `_post_deploy` removes what the previous
+//! release still uses, so it waits for `opsd migrate --post-deploy`, run once no instance of that
+//! release is left; every other migration leaves a schema the previous release runs on.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use diesel::connection::SimpleConnection;
 use diesel::migration::{self, Migration, MigrationSource};
 use diesel::pg::Pg;
+use diesel::sql_types::Text;
+use diesel::{QueryableByName, RunQueryDsl};
+use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_async::pooled_connection::deadpool::Object;
-use diesel_async::{AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use opsd_core::StoreError;
 
@@ -17,7 +25,9 @@ use crate::pool::pool_error;
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
-type Harness = AsyncMigrationHarness<Object<AsyncPgConnection>>;
+/// The migration session as a blocking connection (diesel's migrations are blocking), used on a
+/// thread Tokio lets block.
+type Harness = AsyncConnectionWrapper<Object<AsyncPgConnection>>;
 
 /// One migration of the binary, and whether the database has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +35,26 @@ pub struct MigrationState {
     /// Its folder's name: `2026-11-22-000001_foundation`.
     pub name: String,
     pub applied: bool,
+    /// Applied only by `opsd migrate --post-deploy`.
+    pub post_deploy: bool,
+}
+
+/// Which migrations a run applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MigrationStep {
+    /// Before and during a rollout (`opsd migrate`, an instance starting): those the previous
+    /// release runs beside. On a database that has none applied yet, every one: no older instance
+    /// can be reading it.
+    PreDeploy,
+    /// Once every instance runs this release (`opsd migrate --post-deploy`): every pending one,
+    /// the contract steps among them, in order.
+    PostDeploy,
+}
+
+const POST_DEPLOY_SUFFIX: &str = "_post_deploy";
+
+fn is_post_deploy(migration: &dyn Migration<Pg>) -> bool {
+    migration.name().to_string().ends_with(POST_DEPLOY_SUFFIX)
 }
 
 /// How a migration may wait and run: a migration that waits for a lock past `lock_timeout` gives up
@@ -55,34 +85,43 @@ impl Default for MigrationPolicy {
 /// passes on as text only.
 const LOCK_TIMEOUT_MESSAGE: &str = "lock timeout";
 
-/// Runs the migrations that have not run yet, each under `MigrationPolicy::default()`. Needs Tokio's
-/// multi-thread runtime.
-pub async fn run_migrations(db: &Db) -> Result<(), StoreError> {
-    run_migrations_with(db, MigrationPolicy::default()).await
+/// Runs the migrations of `step` that have not run yet, each under `MigrationPolicy::default()`.
+/// Needs Tokio's multi-thread runtime.
+pub async fn run_migrations(db: &Db, step: MigrationStep) -> Result<(), StoreError> {
+    run_migrations_with(db, MigrationPolicy::default(), step).await
 }
 
-pub async fn run_migrations_with(db: &Db, policy: MigrationPolicy) -> Result<(), StoreError> {
-    let applied = under_lock(db, &policy, |harness| {
-        let pending = harness.pending_migrations(MIGRATIONS)?;
-        for migration in &pending {
+pub async fn run_migrations_with(db: &Db, policy: MigrationPolicy, step: MigrationStep) -> Result<(), StoreError> {
+    let (applied, waiting) = under_lock(db, &policy, |harness| {
+        repair_invalid_indexes(harness)?;
+        let fresh = harness.applied_migrations()?.is_empty();
+        let (run, waiting): (Vec<_>, Vec<_>) = harness
+            .pending_migrations(MIGRATIONS)?
+            .into_iter()
+            .partition(|migration| step == MigrationStep::PostDeploy || fresh || !is_post_deploy(migration.as_ref()));
+        for migration in &run {
             apply(harness, migration.as_ref(), &policy)?;
         }
-        Ok(pending.len())
+        Ok((run.len(), waiting.len()))
     })
     .await?;
     if applied > 0 {
         tracing::info!(applied, "migrations applied");
     }
+    if waiting > 0 {
+        tracing::info!(waiting, "post-deploy migrations wait for `opsd migrate --post-deploy`");
+    }
     Ok(())
 }
 
-/// One migration, tried again after a backoff while it times out waiting for a lock.
+/// One migration, tried again after a backoff while it times out waiting for a lock. Before each
+/// try, an index a failed build left invalid is rebuilt (`invalid_indexes`).
 fn apply(harness: &mut Harness, migration: &dyn Migration<Pg>, policy: &MigrationPolicy) -> migration::Result<()> {
     let name = migration.name().to_string();
     let mut backoff = policy.first_backoff;
     for attempt in 1..=policy.attempts {
         let started = Instant::now();
-        match harness.run_migration(migration) {
+        match repair_invalid_indexes(harness).and_then(|()| harness.run_migration(migration).map(drop)) {
             Ok(_) => {
                 tracing::info!(migration = %name, attempt, ms = started.elapsed().as_millis() as u64, "migration applied");
                 return Ok(());
@@ -106,6 +145,39 @@ fn apply(harness: &mut Harness, migration: &dyn Migration<Pg>, policy: &Migratio
     unreachable!("the last attempt returns")
 }
 
+/// An index `CREATE INDEX CONCURRENTLY` or `REINDEX CONCURRENTLY` left invalid when it failed
+/// (cancelled, timed out, a duplicate key): never used by a query, yet written on every change.
+#[derive(QueryableByName)]
+struct InvalidIndex {
+    #[diesel(sql_type = Text)]
+    name: String,
+    /// A `REINDEX`'s leftover copy (`_ccnew`, `_ccold`) is dropped; any other is rebuilt in place.
+    #[diesel(sql_type = Text)]
+    repair: String,
+}
+
+/// Those of this schema; an index still being built (by another session) is left to its build.
+const INVALID_INDEXES: &str = "\
+    SELECT c.relname::text AS name, \
+           CASE WHEN c.relname ~ '_cc(new|old)[0-9]*$' \
+                THEN format('DROP INDEX CONCURRENTLY %I.%I', n.nspname, c.relname) \
+                ELSE format('REINDEX INDEX CONCURRENTLY %I.%I', n.nspname, c.relname) END AS repair \
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+    WHERE NOT i.indisvalid AND n.nspname = current_schema() \
+      AND NOT EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.relid = i.indrelid) \
+    ORDER BY 1";
+
+/// Finds the invalid indexes and rebuilds them: a migration that builds one `IF NOT EXISTS` would
+/// otherwise keep it, invalid, for good. A rebuild that fails again fails the run.
+fn repair_invalid_indexes(harness: &mut Harness) -> migration::Result<()> {
+    for index in diesel::sql_query(INVALID_INDEXES).load::<InvalidIndex>(harness)? {
+        tracing::warn!(index = %index.name, repair = %index.repair, "an index a failed build left invalid");
+        SimpleConnection::batch_execute(harness, &index.repair)
+            .map_err(|error| format!("{}: {error}", index.repair))?;
+    }
+    Ok(())
+}
+
 /// Every migration of the binary, oldest first, with whether it is applied.
 pub async fn migration_status(db: &Db) -> Result<Vec<MigrationState>, StoreError> {
     under_lock(db, &MigrationPolicy::default(), |harness| {
@@ -117,6 +189,7 @@ pub async fn migration_status(db: &Db) -> Result<Vec<MigrationState>, StoreError
             .map(|m| MigrationState {
                 name: m.name().to_string(),
                 applied: applied.contains(&m.name().version().to_string()),
+                post_deploy: is_post_deploy(m.as_ref()),
             })
             .collect())
     })
@@ -158,7 +231,7 @@ async fn under_lock<T>(
         ))
         .await
         .map_err(crate::store_error)?;
-    let mut harness = AsyncMigrationHarness::new(session);
+    let mut harness = Harness::from(session);
     let done = tokio::task::block_in_place(|| work(&mut harness))
         .map_err(|error| StoreError::Unknown(format!("migrations failed: {error}")));
     let _ = lock.batch_execute("SELECT pg_advisory_unlock(hashtextextended('opsd-migrations', 0))").await;

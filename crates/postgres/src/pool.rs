@@ -27,7 +27,7 @@ pub struct DbConfig {
     pub statement_timeout: Duration,
 }
 
-/// Where the connections go besides the primary's pool (see the README's Deploying section).
+/// Where the connections go besides the primary's pool (docs/deploying.md).
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
     /// How `DbConfig::url` pools: `Transaction` behind PgBouncer in transaction mode.

@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS schedule_shifts_location_employee_idx;
