@@ -36,12 +36,13 @@ test *args:
 db-down:
     scripts/pg-down.sh all
 
-# Formatting (rustfmt.toml, 120 columns), clippy with warnings as errors, and squawk on the migrations
-# added since the last release (.squawk.toml); CI runs it.
+# Formatting (rustfmt.toml, 120 columns), clippy with warnings as errors, squawk on the migrations
+# added since the last release (.squawk.toml), and the links of the README and the manual; CI runs it.
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
     scripts/lint-migrations.sh
+    scripts/check-links.sh
 
 # Licenses, bans and sources of every dependency (deny.toml); installs cargo-deny when missing.
 deny:

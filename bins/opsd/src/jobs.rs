@@ -1,5 +1,5 @@
 //! The scheduled jobs, each a type: its name, schedule, answer format and body. The runner in
-//! `opsd-jobs` owns locking, run records and the answers of runs that did not happen; the README's
+//! `opsd-jobs` owns locking, run records and the answers of runs that did not happen; docs/configuration.md's
 //! job table is generated from these (`opsd jobs`, checked by a test).
 
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use opsd_scheduling::{PunchSync, ScheduleService, SyncStatus};
 use serde_json::json;
 use uuid::Uuid;
 
-/// Every job, in the order of the README's table.
+/// Every job, in the order of the job table in docs/configuration.md.
 pub struct Jobs {
     all: Vec<Arc<dyn Job>>,
 }
@@ -38,7 +38,7 @@ impl Jobs {
         self.all.iter().find(|job| job.name() == name).map(|job| job.as_ref()).expect("a registered job")
     }
 
-    /// The README's job table (keep-alive, public and recordless, is the first row).
+    /// The job table of docs/configuration.md (keep-alive, public and recordless, is the first row).
     pub fn table(&self) -> String {
         let mut rows = vec![
             "| path | schedule | answer | what it does |".to_owned(),
@@ -372,9 +372,10 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn the_readme_job_table_is_the_jobs_own() {
+    async fn the_documented_job_table_is_the_jobs_own() {
         let table = listing().table();
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-        assert!(readme.contains(&table), "the README's job table must be exactly:\n{table}");
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/configuration.md")).unwrap();
+        assert!(readme.contains(&table), "the job table of docs/configuration.md must be exactly:\n{table}");
     }
 }

@@ -41,7 +41,7 @@ pub trait Job: Send + Sync {
     /// A UTC cron expression.
     fn schedule(&self) -> &'static str;
     fn format(&self) -> AnswerFormat;
-    /// What it does, in one line (the README's job table).
+    /// What it does, in one line (the job table of docs/configuration.md).
     fn description(&self) -> &'static str;
     /// `false` while the job is off (credentials missing, not admitted): it answers `disabled`.
     fn enabled(&self) -> bool {

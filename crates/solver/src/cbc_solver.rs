@@ -1,5 +1,5 @@
 //! `RosterSolver` on CBC (Debian's coinor-libcbc-dev), the same program as HiGHS gets: built only
-//! with the `cbc` feature, to measure the two on the benchmark (the README has the figures).
+//! with the `cbc` feature, to measure the two on the benchmark (docs/rostering.md has the figures).
 
 use async_trait::async_trait;
 use coin_cbc::{Model, Sense};

@@ -91,7 +91,7 @@ pub async fn view(
         .json(ScheduleView::from(view)))
 }
 
-/// When the legacy view may be removed (RFC 8594's HTTP date; the README names it too).
+/// When the legacy view may be removed (RFC 8594's HTTP date; docs/api-clients.md names it too).
 pub const SCHEDULE_VIEW_SUNSET: &str = "Wed, 30 Jun 2027 23:59:59 GMT";
 /// Where its deprecation is explained: the API reference this server serves.
 const SCHEDULE_VIEW_SUCCESSOR: &str = "</docs#tag/schedule>; rel=\"deprecation\"; type=\"text/html\"";
