@@ -14,3 +14,13 @@ impl Clock for SystemClock {
         OffsetDateTime::now_utc()
     }
 }
+
+#[cfg(any(test, feature = "mock"))]
+impl MockClock {
+    /// A clock that always reads `at`.
+    pub fn fixed(at: OffsetDateTime) -> Self {
+        let mut clock = Self::new();
+        clock.expect_now().return_const(at);
+        clock
+    }
+}

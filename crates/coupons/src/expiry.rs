@@ -138,9 +138,7 @@ mod tests {
     use crate::ports::{ExpiryHealth, MockExpiryStore};
 
     fn clock() -> Arc<MockClock> {
-        let mut clock = MockClock::new();
-        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
-        Arc::new(clock)
+        Arc::new(MockClock::fixed(OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap()))
     }
 
     fn batch(candidates: u64, expired: u64) -> BatchOutcome {

@@ -120,9 +120,7 @@ mod tests {
     use crate::ports::{GuestAlert, MockAlertNotifier, MockCouponStore, MockGuestEventStore};
 
     fn clock() -> Arc<MockClock> {
-        let mut clock = MockClock::new();
-        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap());
-        Arc::new(clock)
+        Arc::new(MockClock::fixed(OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap()))
     }
 
     fn claimed(source: &str, payload: serde_json::Value) -> ClaimedEvent {

@@ -91,9 +91,7 @@ mod tests {
     const BODY: &[u8] = br#"{"type":"user.deleted","data":{"id":"user_1","deleted":true}}"#;
 
     fn clock() -> Arc<MockClock> {
-        let mut clock = MockClock::new();
-        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(NOW).unwrap());
-        Arc::new(clock)
+        Arc::new(MockClock::fixed(OffsetDateTime::from_unix_timestamp(NOW).unwrap()))
     }
 
     fn signed(body: &[u8]) -> (String, String) {

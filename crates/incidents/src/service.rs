@@ -151,9 +151,7 @@ mod tests {
     }
 
     fn clock() -> Arc<MockClock> {
-        let mut clock = MockClock::new();
-        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(NOW).unwrap());
-        Arc::new(clock)
+        Arc::new(MockClock::fixed(OffsetDateTime::from_unix_timestamp(NOW).unwrap()))
     }
 
     fn service(incidents: MockIncidentStore, contacts: MockContactStore) -> IncidentService {

@@ -190,9 +190,7 @@ mod tests {
     const NOW: i64 = 1_795_348_800;
 
     fn clock() -> Arc<MockClock> {
-        let mut clock = MockClock::new();
-        clock.expect_now().returning(|| OffsetDateTime::from_unix_timestamp(NOW).unwrap());
-        Arc::new(clock)
+        Arc::new(MockClock::fixed(OffsetDateTime::from_unix_timestamp(NOW).unwrap()))
     }
 
     fn pending(user: &str, attempts: u32) -> PendingPush {

@@ -103,14 +103,19 @@ fn client_config(mode: SslMode, root_cert: Option<&str>) -> Result<ClientConfig,
     let provider = provider();
     let verifier: Arc<dyn ServerCertVerifier> = match mode {
         SslMode::Disable | SslMode::Prefer | SslMode::Require => {
-            Arc::new(Unchecked(provider.signature_verification_algorithms))
+            Arc::new(Lenient { chain: None, algorithms: provider.signature_verification_algorithms })
         }
         SslMode::VerifyCa | SslMode::VerifyFull => {
             let roots = Arc::new(roots(root_cert)?);
             let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
                 .build()
                 .map_err(|error| format!("DATABASE_URL: the trusted roots are not usable: {error}"))?;
-            if mode == SslMode::VerifyCa { Arc::new(AnyName(webpki)) } else { webpki }
+            match mode {
+                SslMode::VerifyCa => {
+                    Arc::new(Lenient { chain: Some(webpki), algorithms: provider.signature_verification_algorithms })
+                }
+                _ => webpki,
+            }
         }
     };
     Ok(ClientConfig::builder_with_provider(provider)
@@ -141,51 +146,16 @@ fn roots(root_cert: Option<&str>) -> Result<RootCertStore, String> {
     Ok(store)
 }
 
-/// `prefer` and `require`: encrypted, but the server's certificate is not checked (libpq's
-/// meaning of those modes). The handshake's signatures still are.
+/// libpq's lenient modes. `prefer` and `require` (`chain: None`): encrypted, but the server's
+/// certificate is not checked. `verify-ca`: the chain must lead to a trusted root; the name it was
+/// issued for is not checked. The handshake's signatures are checked in every mode.
 #[derive(Debug)]
-struct Unchecked(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
-    }
+struct Lenient {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
-/// `verify-ca`: the chain must lead to a trusted root; the name it was issued for is not checked.
-#[derive(Debug)]
-struct AnyName(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for AnyName {
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -194,7 +164,8 @@ impl ServerCertVerifier for AnyName {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+        let Some(chain) = &self.chain else { return Ok(ServerCertVerified::assertion()) };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -208,7 +179,7 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -217,11 +188,11 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 
