@@ -128,6 +128,18 @@ cluster-test:
     just release-bins
     tools/cluster/cluster_test.py target/release/opsd
 
+# A rolling upgrade from the previous release (the last in `releases`) to this one under the soak's
+# whole workload: pre-deploy migrations, each instance drained and replaced, post-deploy, a rollback
+# (tools/soak/upgrade.py; root, like the cluster).
+upgrade-test seconds="120":
+    just release-bins
+    scripts/previous-release.sh build
+    tools/soak/upgrade.py {{seconds}} target/previous-release/opsd target/release/opsd
+
+# The previous release's black-box suite on this release's pre-deploy schema (scripts/previous-release.sh).
+previous-release-test:
+    scripts/previous-release.sh test
+
 # A Jepsen-style soak over the cluster: concurrent clients, faults from a seeded schedule, a checker
 # (lost, twice, stuck, 500s, p99); `just soak 1800 42` reruns seed 42 for 30 minutes. Results in target/soak/.
 soak seconds="180" seed="":

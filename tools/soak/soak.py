@@ -103,20 +103,15 @@ def nemesis(state, history, schedule, stop):
         print(f"  {history.now():6.1f} s  healed: {fault['kind']}", flush=True)
 
 
-def main():
-    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 180
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else random.randrange(1 << 31)
-    binaries = Path(sys.argv[3]).resolve().parent if len(sys.argv) > 3 else cluster.ROOT / "target" / "release"
-    print(f"soak: {seconds} s, seed {seed} (rerun: just soak {seconds} {seed})", flush=True)
+def run(seconds, seed, binaries, opsd_binary, chaos, title):
+    """The workload over a cluster started on `opsd_binary`, `chaos(state, history, stop)` beside it,
+    then the checker; answers whether the run held."""
     cluster.signal.signal(cluster.signal.SIGTERM, lambda *_: sys.exit(143))
     OUT.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
-    schedule = fault_schedule(rng, seconds)
     fakes = str(binaries / "opsd-soak-fakes")
     keys = json.loads(subprocess.run([fakes, "keys", "2"], check=True, capture_output=True, text=True).stdout)
-    ok = False
     try:
-        state = cluster.up(str(binaries / "opsd"), extra_env=workload.environment(keys))
+        state = cluster.up(str(opsd_binary), extra_env=workload.environment(keys))
         keys_file = cluster.HOME / "fake-keys.json"
         keys_file.write_text(json.dumps(keys))
         workload.start_fakes(state, fakes, keys_file)
@@ -126,12 +121,12 @@ def main():
                    for n in range(6)]
         threads = [threading.Thread(target=w.run, args=(stop,), daemon=True) for w in workers]
         threads.append(threading.Thread(target=workload.cron, args=(workload.Client(state, history, "cron"), stop), daemon=True))
-        chaos = threading.Thread(target=nemesis, args=(state, history, schedule, stop), daemon=True)
-        for thread in threads + [chaos]:
+        nemesis_thread = threading.Thread(target=chaos, args=(state, history, stop), daemon=True)
+        for thread in threads + [nemesis_thread]:
             thread.start()
         time.sleep(seconds)
         stop.set()
-        chaos.join(60)
+        nemesis_thread.join(120)
         for thread in threads:
             thread.join(60)
         result = checker.check(state, history, expected, team, workload.Client(state, history, "settle"))
@@ -140,11 +135,21 @@ def main():
         (OUT / "summary.txt").write_text(text + "\n")
         checker.timeline(history, OUT / "timeline.svg")
         print(text, flush=True)
-        ok = checker.held(result)
-        print(f"soak {'held' if ok else 'FAILED'} (seed {seed}); history, summary and timeline in {OUT}", flush=True)
+        ok = checker.held(result) and not getattr(chaos, "failed", False)
+        print(f"{title} {'held' if ok else 'FAILED'} (seed {seed}); history, summary and timeline in {OUT}", flush=True)
+        return ok
     finally:
         cluster.down()
-    sys.exit(0 if ok else 1)
+
+
+def main():
+    seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 180
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else random.randrange(1 << 31)
+    binaries = Path(sys.argv[3]).resolve().parent if len(sys.argv) > 3 else cluster.ROOT / "target" / "release"
+    print(f"soak: {seconds} s, seed {seed} (rerun: just soak {seconds} {seed})", flush=True)
+    schedule = fault_schedule(random.Random(seed), seconds)
+    chaos = lambda state, history, stop: nemesis(state, history, schedule, stop)  # noqa: E731
+    sys.exit(0 if run(seconds, seed, binaries, binaries / "opsd", chaos, "soak") else 1)
 
 
 if __name__ == "__main__":
