@@ -1,5 +1,5 @@
 //! What an operator does to the database: migrations reverted and applied again (`opsd migrate
-//! --revert N`), and a backup restored into a new database (README, "Backups").
+//! --revert N`), and a backup restored into a new database (docs/operations.md, "Backups").
 
 use opsd::seed::{DemoSize, seed_demo};
 use opsd_postgres::{Db, MigrationStep, migration_status, revert_migrations, run_migrations};

@@ -121,7 +121,7 @@ fn apply(harness: &mut Harness, migration: &dyn Migration<Pg>, policy: &Migratio
     let mut backoff = policy.first_backoff;
     for attempt in 1..=policy.attempts {
         let started = Instant::now();
-        match repair_invalid_indexes(harness).and_then(|()| harness.run_migration(migration).map(drop)) {
+        match repair_invalid_indexes(harness).and_then(|()| run_one(harness, migration, policy)) {
             Ok(_) => {
                 tracing::info!(migration = %name, attempt, ms = started.elapsed().as_millis() as u64, "migration applied");
                 return Ok(());
@@ -143,6 +143,19 @@ fn apply(harness: &mut Harness, migration: &dyn Migration<Pg>, policy: &Migratio
         }
     }
     unreachable!("the last attempt returns")
+}
+
+/// Runs a migration. One outside a transaction (a concurrent index build) may wait for locks as long
+/// as a statement may run: its waits (for the table's SHARE UPDATE EXCLUSIVE lock, for older
+/// snapshots) hold back no reader or writer, only schema changes and vacuum of that table.
+fn run_one(harness: &mut Harness, migration: &dyn Migration<Pg>, policy: &MigrationPolicy) -> migration::Result<()> {
+    if migration.metadata().run_in_transaction() {
+        return harness.run_migration(migration).map(drop);
+    }
+    SimpleConnection::batch_execute(harness, &format!("SET lock_timeout = {}", policy.statement_timeout.as_millis()))?;
+    let ran = harness.run_migration(migration).map(drop);
+    SimpleConnection::batch_execute(harness, &format!("SET lock_timeout = {}", policy.lock_timeout.as_millis()))?;
+    ran
 }
 
 /// An index `CREATE INDEX CONCURRENTLY` or `REINDEX CONCURRENTLY` left invalid when it failed
@@ -208,20 +221,34 @@ pub async fn revert_migrations(db: &Db, count: usize) -> Result<Vec<String>, Sto
     .await
 }
 
+#[derive(QueryableByName)]
+struct Taken {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    taken: bool,
+}
+
+const LOCK_POLL: Duration = Duration::from_millis(200);
+
 async fn under_lock<T>(
     db: &Db,
     policy: &MigrationPolicy,
     work: impl FnOnce(&mut Harness) -> migration::Result<T>,
 ) -> Result<T, StoreError> {
     // The lock lives on a session of its own, closed afterwards (a dead instance's lock goes with
-    // its session); waiting for another instance's migrations is not bound by statement_timeout.
-    // Both sessions are the session address's (`DATABASE_SESSION_URL`): through a transaction
-    // pooler the unlock and the SET would land on other backends.
+    // its session). Both sessions are the session address's (`DATABASE_SESSION_URL`): through a
+    // transaction pooler the unlock and the SET would land on other backends.
     let sessions = db.session_pool(2)?;
     let mut lock = Object::take(sessions.get().await.map_err(pool_error)?);
-    lock.batch_execute("SET statement_timeout = 0; SELECT pg_advisory_lock(hashtextextended('opsd-migrations', 0))")
+    // Polled, not waited for in one statement: a waiting statement holds a snapshot, and a
+    // CREATE INDEX CONCURRENTLY of the instance that holds the lock waits for every older snapshot.
+    let try_lock = || diesel::sql_query("SELECT pg_try_advisory_lock(hashtextextended('opsd-migrations', 0)) AS taken");
+    while !diesel_async::RunQueryDsl::get_result::<Taken>(try_lock(), &mut lock)
         .await
-        .map_err(crate::store_error)?;
+        .map_err(crate::store_error)?
+        .taken
+    {
+        tokio::time::sleep(LOCK_POLL).await;
+    }
     let mut session = sessions.get().await.map_err(pool_error)?;
     session
         .batch_execute(&format!(

@@ -175,3 +175,28 @@ async fn an_invalid_index_that_cannot_be_rebuilt_fails_the_start_naming_it() {
         "nor its rebuild's leftover"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn instances_starting_together_wait_for_a_concurrent_index_build_without_blocking_it() {
+    let (database, db, mut pg) = migrated().await;
+    assert_eq!(revert_migrations(&db, FROM_37).await.unwrap().len(), FROM_37);
+    // Three instances at once, each with its own pool: the two that wait for the migrations' lock
+    // must hold no snapshot the first one's CREATE INDEX CONCURRENTLY would wait for.
+    let starts: Vec<_> = (0..3)
+        .map(|_| {
+            let db = Db::connect(&DbConfig {
+                url: database.url().to_owned().into(),
+                max_connections: 2,
+                acquire_timeout: Duration::from_secs(3),
+                statement_timeout: Duration::from_secs(30),
+            })
+            .unwrap();
+            tokio::spawn(async move { run_migrations(&db, MigrationStep::PostDeploy).await })
+        })
+        .collect();
+    for start in starts {
+        start.await.unwrap().unwrap();
+    }
+    assert!(pending(&db).await.is_empty());
+    assert!(index_is_valid(&mut pg, INDEX).await);
+}
