@@ -114,14 +114,16 @@ pub async fn run_migrations_with(db: &Db, policy: MigrationPolicy, step: Migrati
     Ok(())
 }
 
-/// One migration, tried again after a backoff while it times out waiting for a lock. Before each
-/// try, an index a failed build left invalid is rebuilt (`invalid_indexes`).
+/// One migration, tried again after a backoff while it times out waiting for a lock. Before a retry,
+/// an index the failed try left invalid is rebuilt (`repair_invalid_indexes`; the run repairs once
+/// before the first).
 fn apply(harness: &mut Harness, migration: &dyn Migration<Pg>, policy: &MigrationPolicy) -> migration::Result<()> {
     let name = migration.name().to_string();
     let mut backoff = policy.first_backoff;
     for attempt in 1..=policy.attempts {
         let started = Instant::now();
-        match repair_invalid_indexes(harness).and_then(|()| run_one(harness, migration, policy)) {
+        let retry_ready = if attempt > 1 { repair_invalid_indexes(harness) } else { Ok(()) };
+        match retry_ready.and_then(|()| run_one(harness, migration, policy)) {
             Ok(_) => {
                 tracing::info!(migration = %name, attempt, ms = started.elapsed().as_millis() as u64, "migration applied");
                 return Ok(());

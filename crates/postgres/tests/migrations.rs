@@ -13,15 +13,20 @@ use opsd_postgres::{
 };
 use opsd_test_db::TestDatabase;
 
-async fn migrated() -> (TestDatabase, Db, AsyncPgConnection) {
-    let database = TestDatabase::new().await;
-    let db = Db::connect(&DbConfig {
+/// A pool of its own, as an instance has.
+fn pool(database: &TestDatabase) -> Db {
+    Db::connect(&DbConfig {
         url: database.url().to_owned().into(),
         max_connections: 2,
         acquire_timeout: Duration::from_secs(3),
         statement_timeout: Duration::from_secs(30),
     })
-    .unwrap();
+    .unwrap()
+}
+
+async fn migrated() -> (TestDatabase, Db, AsyncPgConnection) {
+    let database = TestDatabase::new().await;
+    let db = pool(&database);
     let pg = AsyncPgConnection::establish(database.url()).await.unwrap();
     (database, db, pg)
 }
@@ -184,13 +189,7 @@ async fn instances_starting_together_wait_for_a_concurrent_index_build_without_b
     // must hold no snapshot the first one's CREATE INDEX CONCURRENTLY would wait for.
     let starts: Vec<_> = (0..3)
         .map(|_| {
-            let db = Db::connect(&DbConfig {
-                url: database.url().to_owned().into(),
-                max_connections: 2,
-                acquire_timeout: Duration::from_secs(3),
-                statement_timeout: Duration::from_secs(30),
-            })
-            .unwrap();
+            let db = pool(&database);
             tokio::spawn(async move { run_migrations(&db, MigrationStep::PostDeploy).await })
         })
         .collect();
