@@ -16,7 +16,7 @@ use opsd_nudges::{AnnouncementService, NudgeJobs, NudgeTally};
 use opsd_postgres::{
     Db, DbConfig, PgAnnouncementStore, PgContactStore, PgExpiryStore, PgIdempotencyStore, PgIncidentStore, PgNudgeStore,
 };
-use opsd_scheduling::{PunchSync, ScheduleService, SyncStatus};
+use opsd_scheduling::{ScheduleService, SyncStatus};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -259,7 +259,7 @@ impl Job for SyncRoles {
     }
 }
 
-pub struct SyncPunches(pub Option<Arc<PunchSync>>);
+pub struct SyncPunches(pub Option<Arc<ScheduleService>>);
 
 #[async_trait]
 impl Job for SyncPunches {
@@ -279,7 +279,7 @@ impl Job for SyncPunches {
         self.0.is_some()
     }
     async fn run(&self, _: Uuid) -> Result<Finished, StoreError> {
-        let report = self.0.as_ref().expect("enabled").sync().await?;
+        let report = self.0.as_ref().expect("enabled").sync_punches().await?;
         let body = serde_json::to_value(&report).expect("a report serializes");
         Ok(Finished::new(sync_status(report.status), body.clone(), body))
     }

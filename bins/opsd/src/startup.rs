@@ -25,7 +25,7 @@ use opsd_outbound::{
 use opsd_planning::PlanningService;
 use opsd_planning::week_plan::{DraftScheduler, PlanRules, PublishService, WeekPlanService};
 use opsd_push::PushService;
-use opsd_scheduling::{LegacyScheduleView, PunchSync, ScheduleService, SchedulingProvider};
+use opsd_scheduling::{LegacyScheduleView, ScheduleService, SchedulingProvider};
 use opsd_solver::HighsSolver;
 
 use crate::assistant_tools::AppTools;
@@ -366,17 +366,14 @@ async fn wire(
         clock.clone(),
     ));
     let schedule = Arc::new(LegacyScheduleView::new(schedule_store.clone(), clock.clone()));
-    let punch_sync = seven_shifts.clone().map(|provider| {
-        Arc::new(PunchSync::new(
+    let schedule_sync = seven_shifts.map(|provider| {
+        Arc::new(ScheduleService::new(
             provider,
             schedule_store.clone(),
             Arc::new(PgPunchStore::new(db.clone())),
             cache_invalidation.clone(),
             clock.clone(),
         ))
-    });
-    let schedule_sync = seven_shifts.map(|provider| {
-        Arc::new(ScheduleService::new(provider, schedule_store.clone(), cache_invalidation.clone(), clock.clone()))
     });
 
     let teams = Arc::new(TeamService::new(locations.clone(), settings.clone(), Arc::new(outbound)));
@@ -462,8 +459,8 @@ async fn wire(
             }),
             Arc::new(jobs::PruneIdempotencyKeys(idempotency.clone())),
             Arc::new(jobs::SyncSchedule(schedule_sync.clone())),
-            Arc::new(jobs::SyncRoles(schedule_sync)),
-            Arc::new(jobs::SyncPunches(punch_sync)),
+            Arc::new(jobs::SyncRoles(schedule_sync.clone())),
+            Arc::new(jobs::SyncPunches(schedule_sync)),
             Arc::new(jobs::ExpireCoupons {
                 sweep: Arc::new(ExpirySweep::new(Arc::new(PgExpiryStore::new(db.clone())), clock.clone())),
                 enabled: config.coupons.expiry_enabled,

@@ -6,7 +6,7 @@ use diesel::sql_types::{Array, Text, Timestamptz};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{Decimal, Department, LocationId, StoreError, TeamId};
 use opsd_scheduling::{
-    Daypart, ProviderRole, RoleCounts, ScheduleStore, ScheduleView, ScheduledShift, SyncCounts, SyncLocation,
+    Daypart, ProviderRole, RoleCounts, RoleMap, ScheduleStore, ScheduleView, ScheduledShift, SyncCounts, SyncLocation,
     ViewFilter, ViewShift,
 };
 use time::{Date, OffsetDateTime};
@@ -114,7 +114,7 @@ impl ScheduleStore for PgScheduleStore {
             .collect())
     }
 
-    async fn role_map(&self) -> Result<HashMap<String, (String, Department)>, StoreError> {
+    async fn role_map(&self) -> Result<RoleMap, StoreError> {
         #[derive(QueryableByName)]
         struct Role {
             #[diesel(sql_type = Text)]

@@ -1,23 +1,17 @@
 //! Bulk writes take turns: at most a third of the pool at once, the rest of it stays free for
 //! interactive requests, and a waiting bulk write proceeds when a turn is released.
 
-use std::time::Duration;
+mod support;
+use support::pool;
 
 use diesel_async::SimpleAsyncConnection;
 use futures::FutureExt;
-use opsd_postgres::{Db, DbConfig};
 use opsd_test_db::TestDatabase;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_third_of_the_pool_serves_bulk_writes_and_the_rest_stays_free() {
     let database = TestDatabase::new().await;
-    let db = Db::connect(&DbConfig {
-        url: database.url().into(),
-        max_connections: 6,
-        acquire_timeout: Duration::from_secs(5),
-        statement_timeout: Duration::from_secs(10),
-    })
-    .unwrap();
+    let db = pool(database.url(), 6);
     let mut first = db.bulk_conn().await.unwrap();
     let mut second = db.bulk_conn().await.unwrap();
     first.batch_execute("SELECT 1").await.unwrap();

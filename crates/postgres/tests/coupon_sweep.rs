@@ -1,27 +1,19 @@
 //! The expiry sweep against a real database: racing sweeps, locked rows, the reconciliation.
 
+mod support;
+use support::pool;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{Clock, SystemClock};
 use opsd_coupons::{ExpiryStore, ExpirySweep, SweepReport};
-use opsd_postgres::{Db, DbConfig, PgExpiryStore};
+use opsd_postgres::PgExpiryStore;
 use opsd_test_db::{CountQueries, TestDatabase};
 use uuid::Uuid;
 
 const OFFER: &str = "00000000-0000-7000-8000-0000000000f1";
-
-fn db(url: &str) -> Db {
-    Db::connect(&DbConfig {
-        url: url.into(),
-        max_connections: 4,
-        acquire_timeout: Duration::from_secs(5),
-        statement_timeout: Duration::from_secs(30),
-    })
-    .unwrap()
-}
 
 /// An offer holding `due` active reservations that expired a minute ago, and `later` that have not.
 async fn seed(conn: &mut AsyncPgConnection, due: u32, later: u32) {
@@ -54,8 +46,8 @@ async fn count(conn: &mut AsyncPgConnection, sql: &str) -> i64 {
 /// Two instances (two pools, no job lock between them) sweeping at the same time.
 async fn two_instances_sweep(url: &str) -> (SweepReport, SweepReport) {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let first = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(url))), clock.clone());
-    let second = ExpirySweep::new(Arc::new(PgExpiryStore::new(db(url))), clock);
+    let first = ExpirySweep::new(Arc::new(PgExpiryStore::new(pool(url, 4))), clock.clone());
+    let second = ExpirySweep::new(Arc::new(PgExpiryStore::new(pool(url, 4))), clock);
     let (a, b) = futures::join!(first.run(Uuid::now_v7()), second.run(Uuid::now_v7()));
     (a.unwrap(), b.unwrap())
 }
@@ -91,7 +83,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .unwrap()
         .get(0);
 
-    let store = PgExpiryStore::new(db(database.url()));
+    let store = PgExpiryStore::new(pool(database.url(), 4));
     let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
     assert_eq!((batch.candidates, batch.expired), (3, 2), "the locked one is skipped, so it counts as ignored");
 
@@ -115,7 +107,7 @@ async fn the_health_reads_the_delta_and_the_oldest_lag() {
     let database = TestDatabase::new().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     seed(&mut conn, 2, 1).await;
-    let store = PgExpiryStore::new(db(database.url()));
+    let store = PgExpiryStore::new(pool(database.url(), 4));
     let health = store.health(SystemClock.now()).await.unwrap();
     assert_eq!(health.reconciliation_delta, 0);
     assert!(health.oldest_due_lag_seconds.unwrap() >= 59.0, "{health:?}");
@@ -127,7 +119,7 @@ async fn the_health_reads_the_delta_and_the_oldest_lag() {
 async fn split_ranges_meet_without_overlap_or_gap() {
     let database = TestDatabase::new().await;
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
-    let store = PgExpiryStore::new(db(database.url()));
+    let store = PgExpiryStore::new(pool(database.url(), 4));
     seed(&mut conn, 999, 5).await;
     assert_eq!(store.split_due(SystemClock.now(), 2).await.unwrap(), vec![], "too few to split");
     seed_more(&mut conn, 1_001).await;
@@ -211,7 +203,7 @@ async fn a_batch_releases_each_offer_by_its_own_count_in_the_same_transaction() 
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     seed(&mut conn, 10, 4).await;
     seed_offers(&mut conn, 3, 60).await;
-    let store = PgExpiryStore::new(db(database.url()));
+    let store = PgExpiryStore::new(pool(database.url(), 4));
 
     let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
     assert_eq!((batch.batches, batch.expired, batch.accepted_events), (1, 70, 70));
@@ -246,6 +238,6 @@ async fn racing_sweeps_over_many_offers_release_each_reservation_once() {
     assert_eq!(a.accepted_events + b.accepted_events, 3_000);
     assert_eq!(count(&mut conn, "SELECT sum(held)::bigint AS n FROM coupon_offers").await, 0);
     assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_offers WHERE held <> 0").await, 0);
-    let store = PgExpiryStore::new(db(database.url()));
+    let store = PgExpiryStore::new(pool(database.url(), 4));
     assert_eq!(store.health(SystemClock.now()).await.unwrap().reconciliation_delta, 0);
 }

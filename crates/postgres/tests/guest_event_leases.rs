@@ -1,10 +1,13 @@
 //! Guest-event leases: on the database's clock, and only the current claim may finish an event.
 
+mod support;
+use support::pool;
+
 use std::time::Duration as StdDuration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_coupons::GuestEventStore;
-use opsd_postgres::{Db, DbConfig, PgGuestEventStore};
+use opsd_postgres::PgGuestEventStore;
 use opsd_test_db::TestDatabase;
 use time::Duration;
 
@@ -20,13 +23,7 @@ async fn seeded() -> (TestDatabase, PgGuestEventStore) {
     )
     .await
     .unwrap();
-    let db = Db::connect(&DbConfig {
-        url: database.url().to_owned().into(),
-        max_connections: 2,
-        acquire_timeout: StdDuration::from_secs(3),
-        statement_timeout: StdDuration::from_secs(5),
-    })
-    .unwrap();
+    let db = pool(database.url(), 2);
     (database, PgGuestEventStore::new(db))
 }
 

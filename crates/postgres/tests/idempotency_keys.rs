@@ -1,23 +1,18 @@
 //! The idempotency-key store: claims, answers, leases on the database's clock, pruning.
 
+mod support;
+use support::pool;
+
 use std::time::Duration;
 
 use opsd_idempotency::{Claim, Fingerprint, IdempotencyKey, IdempotencyStore, KeyScope, StoredAnswer};
-use opsd_postgres::{Db, DbConfig, PgIdempotencyStore};
+use opsd_postgres::PgIdempotencyStore;
 use opsd_test_db::TestDatabase;
 
 const LEASE: Duration = Duration::from_secs(60);
 
 fn store(database: &TestDatabase) -> PgIdempotencyStore {
-    PgIdempotencyStore::new(
-        Db::connect(&DbConfig {
-            url: database.url().to_owned().into(),
-            max_connections: 2,
-            acquire_timeout: Duration::from_secs(3),
-            statement_timeout: Duration::from_secs(5),
-        })
-        .unwrap(),
-    )
+    PgIdempotencyStore::new(pool(database.url(), 2))
 }
 
 fn answer() -> StoredAnswer {

@@ -2,26 +2,19 @@
 //! shared pool whole, a job runs once across instances and once within one, and a lease dropped
 //! without release (a panicking run) still unlocks.
 
+mod support;
+use support::pool;
+
 use std::time::Duration;
 
 use diesel::QueryableByName;
 use diesel::sql_types::Bool;
 use diesel_async::RunQueryDsl;
 use opsd_jobs::JobLocks;
-use opsd_postgres::{Db, DbConfig, PgJobLocks};
+use opsd_postgres::{Db, PgJobLocks};
 use opsd_test_db::TestDatabase;
 
 const JOBS: usize = 10;
-
-fn connect(database: &TestDatabase, max_connections: usize) -> Db {
-    Db::connect(&DbConfig {
-        url: database.url().into(),
-        max_connections,
-        acquire_timeout: Duration::from_secs(2),
-        statement_timeout: Duration::from_secs(10),
-    })
-    .unwrap()
-}
 
 #[derive(QueryableByName)]
 struct Locked {
@@ -51,9 +44,9 @@ async fn free_elsewhere(other: &Db, job: &str) -> bool {
 #[tokio::test(flavor = "multi_thread")]
 async fn ten_running_jobs_leave_the_shared_pool_whole_and_each_runs_once() {
     let database = TestDatabase::new().await;
-    let mut db = connect(&database, 4);
+    let mut db = pool(database.url(), 4);
     let locks = PgJobLocks::new(db.split_session().unwrap());
-    let other = connect(&database, 1);
+    let other = pool(database.url(), 1);
 
     let mut leases = Vec::new();
     for job in 0..JOBS {

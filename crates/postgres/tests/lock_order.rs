@@ -1,12 +1,13 @@
 //! Writes of many rows take their row locks in key order: two of them over the same rows, sent at
 //! once in different orders, both land instead of one failing with "deadlock detected".
 
-use std::time::Duration;
+mod support;
+use support::pool;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{LocationId, TeamId};
 use opsd_optimization::{AnalyticsStore, Block, DayGoal, SalesRow};
-use opsd_postgres::{Db, DbConfig, PgAnalyticsStore};
+use opsd_postgres::PgAnalyticsStore;
 use opsd_test_db::TestDatabase;
 use rust_decimal::Decimal;
 use time::{Date, Month};
@@ -51,15 +52,7 @@ async fn seeded() -> (TestDatabase, AsyncPgConnection, PgAnalyticsStore) {
     ))
     .await
     .unwrap();
-    let store = PgAnalyticsStore::new(
-        Db::connect(&DbConfig {
-            url: database.url().into(),
-            max_connections: 8,
-            acquire_timeout: Duration::from_secs(5),
-            statement_timeout: Duration::from_secs(30),
-        })
-        .unwrap(),
-    );
+    let store = PgAnalyticsStore::new(pool(database.url(), 8));
     (database, conn, store)
 }
 

@@ -4,29 +4,21 @@
 //! applies what the previous release runs beside, `--post-deploy` the rest. An index a failed
 //! concurrent build left invalid is rebuilt, or the run fails naming it, never kept as it is.
 
+mod support;
+use support::pool;
+
 use std::time::Duration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_postgres::{
-    Db, DbConfig, MigrationPolicy, MigrationState, MigrationStep, migration_status, revert_migrations, run_migrations,
+    Db, MigrationPolicy, MigrationState, MigrationStep, migration_status, revert_migrations, run_migrations,
     run_migrations_with,
 };
 use opsd_test_db::TestDatabase;
 
-/// A pool of its own, as an instance has.
-fn pool(database: &TestDatabase) -> Db {
-    Db::connect(&DbConfig {
-        url: database.url().to_owned().into(),
-        max_connections: 2,
-        acquire_timeout: Duration::from_secs(3),
-        statement_timeout: Duration::from_secs(30),
-    })
-    .unwrap()
-}
-
 async fn migrated() -> (TestDatabase, Db, AsyncPgConnection) {
     let database = TestDatabase::new().await;
-    let db = pool(&database);
+    let db = pool(database.url(), 2);
     let pg = AsyncPgConnection::establish(database.url()).await.unwrap();
     (database, db, pg)
 }
@@ -189,7 +181,7 @@ async fn instances_starting_together_wait_for_a_concurrent_index_build_without_b
     // must hold no snapshot the first one's CREATE INDEX CONCURRENTLY would wait for.
     let starts: Vec<_> = (0..3)
         .map(|_| {
-            let db = pool(&database);
+            let db = pool(database.url(), 2);
             tokio::spawn(async move { run_migrations(&db, MigrationStep::PostDeploy).await })
         })
         .collect();

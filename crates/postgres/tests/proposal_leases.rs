@@ -1,12 +1,15 @@
 //! Schedule-proposal leases: a solver whose instance died leaves its proposal to be claimed again,
 //! never `solving` for good, and only the current claim may finish it.
 
+mod support;
+use support::pool;
+
 use std::time::Duration as StdDuration;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{LocationId, TeamId, Week};
 use opsd_planning::week_plan::{ProposalStatus, WeekPlanStore};
-use opsd_postgres::{Db, DbConfig, PgWeekPlanStore};
+use opsd_postgres::PgWeekPlanStore;
 use opsd_test_db::TestDatabase;
 use time::macros::date;
 use time::{Duration, OffsetDateTime};
@@ -23,13 +26,7 @@ async fn a_dead_solvers_proposal_is_solved_by_the_next_and_the_dead_one_cannot_f
     ))
     .await
     .unwrap();
-    let db = Db::connect(&DbConfig {
-        url: database.url().to_owned().into(),
-        max_connections: 2,
-        acquire_timeout: StdDuration::from_secs(3),
-        statement_timeout: StdDuration::from_secs(5),
-    })
-    .unwrap();
+    let db = pool(database.url(), 2);
     let store = PgWeekPlanStore::new(db);
     let team = TeamId::new("org_1");
     let week = Week::containing(date!(2026 - 12 - 05));

@@ -1,23 +1,17 @@
 //! The sliding-window rate limit against a real database.
 
+mod support;
+use support::pool;
+
 use std::sync::Arc;
-use std::time::Duration;
 
 use opsd_core::RateLimiter;
-use opsd_postgres::{Db, DbConfig, PgRateLimiter};
+use opsd_postgres::PgRateLimiter;
 use opsd_test_db::TestDatabase;
 use time::OffsetDateTime;
 
 fn limiter(url: &str) -> PgRateLimiter {
-    PgRateLimiter::new(
-        Db::connect(&DbConfig {
-            url: url.into(),
-            max_connections: 8,
-            acquire_timeout: Duration::from_secs(5),
-            statement_timeout: Duration::from_secs(10),
-        })
-        .unwrap(),
-    )
+    PgRateLimiter::new(pool(url, 8))
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,12 +1,15 @@
 //! Every change to what decides a sign-in is announced on `opsd_sign_in` when it commits, whoever
 //! makes it; the steady state and profile updates announce nothing.
 
+mod support;
+use support::pool;
+
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use futures::StreamExt;
 use futures::channel::mpsc::UnboundedReceiver;
 use opsd_core::{Role, TeamId, TeamMembership, UserId};
 use opsd_identity::{Delivery, IdentityEvent, IdentityEventStore, MembershipChange, UserProfile};
-use opsd_postgres::{Db, DbConfig, PgIdentityEventStore, PgMembershipStore, SIGN_IN_CHANNEL};
+use opsd_postgres::{PgIdentityEventStore, PgMembershipStore, SIGN_IN_CHANNEL};
 use opsd_test_db::TestDatabase;
 use tokio_postgres::AsyncMessage;
 
@@ -64,13 +67,7 @@ fn change(updated_at_ms: i64) -> MembershipChange {
 #[tokio::test(flavor = "multi_thread")]
 async fn each_change_to_a_sign_in_is_announced_and_nothing_else() {
     let database = TestDatabase::new().await;
-    let db = Db::connect(&DbConfig {
-        url: database.url().to_owned().into(),
-        max_connections: 2,
-        acquire_timeout: std::time::Duration::from_secs(5),
-        statement_timeout: std::time::Duration::from_secs(5),
-    })
-    .unwrap();
+    let db = pool(database.url(), 2);
     let mut admin = AsyncPgConnection::establish(database.url()).await.unwrap();
     let mut conn = AsyncPgConnection::establish(database.url()).await.unwrap();
     let (_listening, mut payloads) = listen(database.url()).await;

@@ -1,14 +1,16 @@
 //! Each HTTP worker's own connection: taken out of the same budget, kept by its thread and reused
 //! there, never another thread's; a thread that is not a worker uses the shared pool.
 
+mod support;
+use support::pool;
+
 use std::sync::mpsc;
-use std::time::Duration;
 
 use diesel::QueryableByName;
 use diesel::sql_types::Integer;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures::FutureExt;
-use opsd_postgres::{Db, DbConfig};
+use opsd_postgres::Db;
 use opsd_test_db::TestDatabase;
 
 #[derive(QueryableByName)]
@@ -19,16 +21,6 @@ struct Backend {
 
 async fn backend(conn: &mut AsyncPgConnection) -> i32 {
     diesel::sql_query("SELECT pg_backend_pid() AS pid").get_result::<Backend>(conn).await.unwrap().pid
-}
-
-fn connect(database: &TestDatabase, max_connections: usize) -> Db {
-    Db::connect(&DbConfig {
-        url: database.url().into(),
-        max_connections,
-        acquire_timeout: Duration::from_secs(5),
-        statement_timeout: Duration::from_secs(10),
-    })
-    .unwrap()
 }
 
 /// Runs a worker as actix-web does (a thread with a current-thread runtime of its own): attaches,
@@ -51,7 +43,7 @@ fn worker(db: Db, backends: mpsc::Sender<(i32, i32)>, release: mpsc::Receiver<()
 #[tokio::test(flavor = "multi_thread")]
 async fn each_worker_keeps_one_connection_of_the_budget_and_the_shared_pool_the_rest() {
     let database = TestDatabase::new().await;
-    let mut db = connect(&database, 6);
+    let mut db = pool(database.url(), 6);
     db.split_for_workers(2);
 
     let (backends, reported) = mpsc::channel();
@@ -83,7 +75,7 @@ async fn each_worker_keeps_one_connection_of_the_budget_and_the_shared_pool_the_
 #[tokio::test(flavor = "multi_thread")]
 async fn a_budget_too_small_to_split_stays_one_shared_pool() {
     let database = TestDatabase::new().await;
-    let mut db = connect(&database, 3);
+    let mut db = pool(database.url(), 3);
     db.split_for_workers(2);
     db.attach_worker().unwrap();
     let mut held = Vec::new();

@@ -13,9 +13,9 @@ pub use opsd_planning::Break;
 pub use ports::{MockPunchStore, MockScheduleStore, MockSchedulingProvider};
 pub use ports::{
     ProviderDepartment, ProviderError, ProviderPunch, ProviderRole, ProviderShift, ProviderUser, PunchStore,
-    PunchWindow, RoleCounts, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
+    PunchWindow, RoleCounts, RoleMap, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
 };
-pub use punches::{FIRST_SYNC_DAYS, OVERLAP, PunchSync, StoredPunch};
+pub use punches::{FIRST_SYNC_DAYS, OVERLAP, StoredPunch};
 pub use shift::{Daypart, ScheduledShift, ShiftError, ShiftInput};
 pub use sync::{
     FailedLocation, LegacyScheduleView, RoleSyncReport, ScheduleService, ScheduleViewError, SyncReport, SyncStatus,

@@ -121,6 +121,9 @@ pub trait SchedulingProvider: Send + Sync {
     async fn departments(&self) -> Result<Vec<ProviderDepartment>, ProviderError>;
 }
 
+/// Provider role id to (role name, department).
+pub type RoleMap = HashMap<String, (String, Department)>;
+
 /// A location that syncs, with what placing its shifts needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncLocation {
@@ -150,8 +153,7 @@ pub struct RoleCounts {
 #[async_trait]
 pub trait ScheduleStore: Send + Sync {
     async fn locations_to_sync(&self) -> Result<Vec<SyncLocation>, StoreError>;
-    /// Provider role id to (role name, department).
-    async fn role_map(&self) -> Result<HashMap<String, (String, Department)>, StoreError>;
+    async fn role_map(&self) -> Result<RoleMap, StoreError>;
     /// Makes the location's shifts starting in `[from, to)` exactly `shifts`, in one transaction:
     /// new ones inserted, changed ones updated, vanished ones deleted, the rest untouched.
     async fn replace_window(

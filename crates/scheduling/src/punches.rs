@@ -3,16 +3,13 @@
 //! removed. A punch belongs to the local date of its clock-in in the location's time zone; its
 //! worked hours are counted only when it is closed and approved (`opsd_planning::worked_hours`).
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use opsd_core::{Clock, Department, StoreError, TeamCacheInvalidation};
+use opsd_core::{Department, StoreError};
 use opsd_planning::{Punch, unpaid_break_seconds, worked_hours};
 use rust_decimal::Decimal;
 use time::{Date, Duration, OffsetDateTime};
 
-use crate::ports::{ProviderPunch, PunchStore, PunchWindow, ScheduleStore, SchedulingProvider, SyncLocation};
-use crate::sync::{SyncReport, SyncTally};
+use crate::ports::{ProviderPunch, PunchWindow, RoleMap, SyncLocation};
+use crate::sync::{ScheduleService, SyncReport, SyncTally, to_sync};
 
 /// How far back a location's first sync reads, by clock-in.
 pub const FIRST_SYNC_DAYS: i64 = 56;
@@ -60,23 +57,12 @@ impl StoredPunch {
     }
 }
 
-#[derive(derive_new::new)]
-pub struct PunchSync {
-    provider: Arc<dyn SchedulingProvider>,
-    schedule: Arc<dyn ScheduleStore>,
-    store: Arc<dyn PunchStore>,
-    cache: Arc<dyn TeamCacheInvalidation>,
-    clock: Arc<dyn Clock>,
-}
-
-impl PunchSync {
-    pub async fn sync(&self) -> Result<SyncReport, StoreError> {
-        let locations = self.schedule.locations_to_sync().await?;
-        if locations.is_empty() {
-            return Ok(SyncReport::default());
-        }
-        let roles = self.schedule.role_map().await?;
-        let synced = self.store.synced_through().await?;
+impl ScheduleService {
+    /// Syncs each location's punches modified since its last successful sync, one transaction per
+    /// location.
+    pub async fn sync_punches(&self) -> Result<SyncReport, StoreError> {
+        let Some((locations, roles)) = to_sync(self.store.as_ref()).await? else { return Ok(SyncReport::default()) };
+        let synced = self.punches.synced_through().await?;
         let mut tally = SyncTally::default();
         for location in &locations {
             // Read before asking, so whatever changes while the listing is read is asked for again.
@@ -88,7 +74,7 @@ impl PunchSync {
             let outcome = match self.provider.punches(&location.provider_location_id, window).await {
                 Ok(fetched) => {
                     let (punches, deleted) = place_all(location, fetched, &roles);
-                    Ok(self.store.apply_punches(location.id, punches, deleted, now).await?)
+                    Ok(self.punches.apply_punches(location.id, punches, deleted, now).await?)
                 }
                 Err(error) => Err(error),
             };
@@ -99,11 +85,7 @@ impl PunchSync {
 }
 
 /// The punches to keep and the provider ids of those deleted.
-fn place_all(
-    location: &SyncLocation,
-    fetched: Vec<ProviderPunch>,
-    roles: &HashMap<String, (String, Department)>,
-) -> (Vec<StoredPunch>, Vec<String>) {
+fn place_all(location: &SyncLocation, fetched: Vec<ProviderPunch>, roles: &RoleMap) -> (Vec<StoredPunch>, Vec<String>) {
     let zone = time_tz::timezones::get_by_name(&location.timezone).unwrap_or(time_tz::timezones::db::UTC);
     let (deleted, kept): (Vec<ProviderPunch>, Vec<ProviderPunch>) = fetched.into_iter().partition(|p| p.deleted);
     let placed = kept
@@ -122,7 +104,10 @@ fn place_all(
 
 #[cfg(test)]
 mod tests {
-    use opsd_core::{LocationId, MockClock, MockTeamCacheInvalidation, TeamId};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use opsd_core::{LocationId, MockClock, MockTeamCacheInvalidation};
     use time::macros::{date, datetime};
     use uuid::Uuid;
 
@@ -131,18 +116,9 @@ mod tests {
     use super::*;
     use crate::SyncStatus;
     use crate::ports::{MockPunchStore, MockScheduleStore, MockSchedulingProvider, ProviderError, SyncCounts};
+    use crate::sync::tests::location;
 
     const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
-
-    fn location(n: u128) -> SyncLocation {
-        SyncLocation {
-            id: LocationId(Uuid::from_u128(n)),
-            slug: format!("loc-{n}"),
-            team_id: TeamId::new("org_1"),
-            provider_location_id: n.to_string(),
-            timezone: "America/Chicago".into(),
-        }
-    }
 
     fn punch(id: &str, clocked_in: OffsetDateTime, clocked_out: Option<OffsetDateTime>) -> ProviderPunch {
         ProviderPunch {
@@ -158,7 +134,11 @@ mod tests {
         }
     }
 
-    fn sync(provider: MockSchedulingProvider, store: MockPunchStore, cache: MockTeamCacheInvalidation) -> PunchSync {
+    fn sync(
+        provider: MockSchedulingProvider,
+        store: MockPunchStore,
+        cache: MockTeamCacheInvalidation,
+    ) -> ScheduleService {
         let mut schedule = MockScheduleStore::new();
         schedule.expect_locations_to_sync().returning(|| Ok(vec![location(1), location(2)]));
         schedule
@@ -166,7 +146,7 @@ mod tests {
             .returning(|| Ok(HashMap::from([("r1".to_owned(), ("Cook".to_owned(), Department::Boh))])));
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| NOW);
-        PunchSync::new(Arc::new(provider), Arc::new(schedule), Arc::new(store), Arc::new(cache), Arc::new(clock))
+        ScheduleService::new(Arc::new(provider), Arc::new(schedule), Arc::new(store), Arc::new(cache), Arc::new(clock))
     }
 
     #[test]
@@ -217,7 +197,7 @@ mod tests {
             .returning(|_, _, _, _| Ok(SyncCounts { inserted: 1, deleted: 1, ..SyncCounts::default() }));
         let mut cache = MockTeamCacheInvalidation::new();
         cache.expect_invalidate_team().times(1).return_const(());
-        let report = sync(provider, store, cache).sync().await.unwrap();
+        let report = sync(provider, store, cache).sync_punches().await.unwrap();
         assert_eq!((report.status, report.inserted, report.deleted), (SyncStatus::Partial, 1, 1));
         assert_eq!(report.failed_locations[0].reason, "timeout");
     }

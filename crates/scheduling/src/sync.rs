@@ -7,7 +7,8 @@ use serde::Serialize;
 use time::{Duration, Time};
 
 use crate::ports::{
-    ProviderError, ProviderShift, ProviderUser, ScheduleStore, SchedulingProvider, SyncCounts, SyncLocation,
+    ProviderError, ProviderShift, ProviderUser, PunchStore, RoleMap, ScheduleStore, SchedulingProvider, SyncCounts,
+    SyncLocation,
 };
 use crate::shift::{ScheduledShift, ShiftInput};
 use crate::view::{ScheduleView, ViewParams};
@@ -71,23 +72,21 @@ pub fn department_of(name: &str) -> Department {
     }
 }
 
+/// The 7shifts sync: shifts, roles and time punches, each a job of its own.
 #[derive(derive_new::new)]
 pub struct ScheduleService {
-    provider: Arc<dyn SchedulingProvider>,
-    store: Arc<dyn ScheduleStore>,
-    cache: Arc<dyn TeamCacheInvalidation>,
-    clock: Arc<dyn Clock>,
+    pub(crate) provider: Arc<dyn SchedulingProvider>,
+    pub(crate) store: Arc<dyn ScheduleStore>,
+    pub(crate) punches: Arc<dyn PunchStore>,
+    pub(crate) cache: Arc<dyn TeamCacheInvalidation>,
+    pub(crate) clock: Arc<dyn Clock>,
 }
 
 impl ScheduleService {
     /// Refreshes every syncing location's window, one transaction per location: a provider
     /// failure leaves that location as it was and makes the run `partial`.
     pub async fn sync_schedule(&self) -> Result<SyncReport, StoreError> {
-        let locations = self.store.locations_to_sync().await?;
-        if locations.is_empty() {
-            return Ok(SyncReport::default());
-        }
-        let roles = self.store.role_map().await?;
+        let Some((locations, roles)) = to_sync(self.store.as_ref()).await? else { return Ok(SyncReport::default()) };
         let users: HashMap<String, ProviderUser> = match self.provider.users().await {
             Ok(users) => users.into_iter().map(|u| (u.id.clone(), u)).collect(),
             Err(error) => {
@@ -160,6 +159,15 @@ impl LegacyScheduleView {
 
 pub type ScheduleViewError = opsd_core::ServiceError;
 
+/// The locations to sync and the role mapping, or `None` when no location syncs.
+pub(crate) async fn to_sync(store: &dyn ScheduleStore) -> Result<Option<(Vec<SyncLocation>, RoleMap)>, StoreError> {
+    let locations = store.locations_to_sync().await?;
+    if locations.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((locations, store.role_map().await?)))
+}
+
 /// A sync's running count over its locations: a provider failure leaves that location as it was
 /// and makes the run `partial` (or `failed` when every location failed). The teams whose data
 /// changed have their caches dropped once, at the end.
@@ -211,7 +219,7 @@ impl SyncTally {
 fn place_all(
     location: &SyncLocation,
     fetched: Vec<ProviderShift>,
-    roles: &HashMap<String, (String, Department)>,
+    roles: &RoleMap,
     users: &HashMap<String, ProviderUser>,
 ) -> Vec<ScheduledShift> {
     let zone = time_tz::timezones::get_by_name(&location.timezone).unwrap_or(time_tz::timezones::db::UTC);
@@ -256,18 +264,18 @@ fn place_all(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use opsd_core::{LocationId, MockClock, MockTeamCacheInvalidation, TeamId};
     use time::macros::datetime;
     use uuid::Uuid;
 
     use super::*;
     use crate::ports::{
-        MockScheduleStore, MockSchedulingProvider, ProviderDepartment, ProviderError, ProviderRole, RoleCounts,
-        SyncCounts,
+        MockPunchStore, MockScheduleStore, MockSchedulingProvider, ProviderDepartment, ProviderError, ProviderRole,
+        RoleCounts, SyncCounts,
     };
 
-    fn location(n: u128) -> SyncLocation {
+    pub(crate) fn location(n: u128) -> SyncLocation {
         SyncLocation {
             id: LocationId(Uuid::from_u128(n)),
             slug: format!("loc-{n}"),
@@ -284,7 +292,13 @@ mod tests {
     ) -> ScheduleService {
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| datetime!(2026-11-22 12:00 UTC));
-        ScheduleService::new(Arc::new(provider), Arc::new(store), Arc::new(cache), Arc::new(clock))
+        ScheduleService::new(
+            Arc::new(provider),
+            Arc::new(store),
+            Arc::new(MockPunchStore::new()),
+            Arc::new(cache),
+            Arc::new(clock),
+        )
     }
 
     fn shift(id: &str, role: &str, deleted: bool) -> ProviderShift {
