@@ -4,11 +4,10 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::sync::atomic::Ordering;
 
 use opsd_test_db::TestDatabase;
-use support::{counting, free_port, json_of, token, vapid_keys, wait_ready};
+use support::{counting, free_port, json_of, serve, token, vapid_keys, wait_ready};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn push_deliveries_ignore_proxy_variables() {
@@ -18,25 +17,18 @@ async fn push_deliveries_ignore_proxy_variables() {
     let (vapid_public, vapid_private) = vapid_keys();
     let port = free_port();
     let proxy = format!("http://127.0.0.1:{proxy_port}");
-    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
-        .arg("serve")
-        .env("DATABASE_URL", database.url())
-        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+    let mut server = serve(database.url(), port)
         .env("IDENTITY_JWT_PUBLIC_KEY", support::PUBLIC_KEY)
         .env("APP_ORIGIN", "https://app.proxy.example")
         .env("NEXT_PUBLIC_VAPID_PUBLIC_KEY", vapid_public)
         .env("VAPID_PRIVATE_KEY", vapid_private)
         .env("OUTBOUND_ALLOW_LOOPBACK", "true")
-        .env("RUST_LOG", "warn")
         .envs(
             ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"]
                 .map(|name| (name, proxy.as_str())),
         )
         .env_remove("NO_PROXY")
         .env_remove("no_proxy")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let client = reqwest::Client::builder().no_proxy().build().unwrap();

@@ -6,7 +6,7 @@ mod support;
 use std::process::Stdio;
 
 use opsd_test_db::TestDatabase;
-use support::{counting, free_port, json_of, token, vapid_keys, wait_ready};
+use support::{counting, free_port, json_of, serve, token, vapid_keys, wait_ready};
 
 const API_KEY: &str = "api-key-4b1d9e0c-never-logged";
 const CRON_SECRET: &str = "cron-secret-77aa31-never-logged";
@@ -30,10 +30,7 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
     assert!(url.contains(DATABASE_PASSWORD));
     let port = free_port();
     let log = tempfile_path();
-    let server = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
-        .arg("serve")
-        .env("DATABASE_URL", &url)
-        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+    let server = serve(&url, port)
         .env("RUST_LOG", "trace")
         .env("API_KEY", API_KEY)
         .env("CRON_SECRET", CRON_SECRET)
@@ -51,8 +48,6 @@ async fn no_configured_secret_reaches_the_log_at_trace_level() {
         .env("OUTBOUND_ALLOW_LOOPBACK", "true")
         .env("APP_ORIGIN", "https://app.secrets.example")
         .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let client = reqwest::Client::new();

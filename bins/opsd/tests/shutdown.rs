@@ -1,15 +1,17 @@
 //! The built `opsd` binary: SIGTERM stops accepting, lets requests in flight finish, exits 0.
 
-use std::process::Stdio;
+mod support;
+
 use std::time::Duration;
 
 use opsd_test_db::TestDatabase;
+use support::{free_port, serve, wait_live, wait_ready};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_finishes_requests_in_flight_and_exits_zero() {
     let database = TestDatabase::new().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = free_port();
     // A JWKS endpoint that answers after 1.5 s keeps a token check in flight across the signal.
     let jwks = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let jwks_url = format!("http://{}/jwks.json", jwks.local_addr().unwrap());
@@ -28,28 +30,10 @@ async fn sigterm_finishes_requests_in_flight_and_exits_zero() {
             });
         }
     });
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
-        .arg("serve")
-        .env("DATABASE_URL", database.url())
-        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
-        .env("IDENTITY_JWKS_URL", &jwks_url)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = serve(database.url(), port).env("IDENTITY_JWKS_URL", &jwks_url).spawn().unwrap();
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
-    let mut up = false;
-    for _ in 0..150 {
-        if client.get(format!("{base}/health/live")).send().await.is_ok() {
-            up = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(up, "the server came up");
+    wait_live(&client, &base).await;
 
     // A well-formed RS256 token with an unknown kid: its check waits for the slow JWKS.
     let token = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c2VyXzEifQ.c2lnbmF0dXJl";
@@ -71,29 +55,11 @@ async fn sigterm_finishes_requests_in_flight_and_exits_zero() {
 #[tokio::test(flavor = "multi_thread")]
 async fn with_a_drain_sigterm_turns_readiness_503_and_keeps_serving_for_the_grace() {
     let database = TestDatabase::new().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"))
-        .arg("serve")
-        .env("DATABASE_URL", database.url())
-        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
-        .env("SHUTDOWN_DRAIN_SECONDS", "2")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let port = free_port();
+    let mut child = serve(database.url(), port).env("SHUTDOWN_DRAIN_SECONDS", "2").spawn().unwrap();
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
-    let mut ready = 0;
-    for _ in 0..150 {
-        if let Ok(answer) = client.get(format!("{base}/health/ready")).send().await {
-            ready = answer.status().as_u16();
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(ready, 200, "ready before the signal");
+    wait_ready(&client, &base).await;
 
     let pid = child.id().unwrap().to_string();
     assert!(tokio::process::Command::new("kill").args(["-TERM", &pid]).status().await.unwrap().success());

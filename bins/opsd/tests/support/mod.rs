@@ -1,4 +1,5 @@
 //! Helpers of the tests that run the built `opsd` binary.
+#![allow(dead_code)] // each test binary uses some of it
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,6 +42,32 @@ pub fn vapid_keys() -> (String, String) {
     let keys = String::from_utf8(keys.stdout).unwrap();
     let key = |name: &str| keys.lines().find_map(|l| l.strip_prefix(name)).unwrap().to_owned();
     (key("NEXT_PUBLIC_VAPID_PUBLIC_KEY="), key("VAPID_PRIVATE_KEY="))
+}
+
+/// `opsd serve` on `url` and loopback `port`, logging warnings, its output discarded; stopped when
+/// dropped. The caller adds what its test configures.
+pub fn serve(url: &str, port: u16) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_opsd"));
+    command
+        .arg("serve")
+        .env("DATABASE_URL", url)
+        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command
+}
+
+/// Waits until the server answers at all (`/health/live`).
+pub async fn wait_live(client: &reqwest::Client, base: &str) {
+    for _ in 0..150 {
+        if client.get(format!("{base}/health/live")).send().await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the server did not come up");
 }
 
 pub fn free_port() -> u16 {
