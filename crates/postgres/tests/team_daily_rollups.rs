@@ -2,14 +2,15 @@
 //! shifts themselves, through every kind of write: inserts, upserts, edits that move a row to another
 //! day or department, drafts, deletes, truncation and concurrent writers.
 
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncPgConnection, SimpleAsyncConnection};
 
 mod rollups;
-use rollups::{A, B, Difference, OTHER_TEAM, count, seeded};
+use rollups::{A, B, OTHER_TEAM, count, seeded, write_concurrently};
 
 /// Rows of the rollups and of the recomputed totals that are not in both (empty when they agree).
 async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
-    let rows: Vec<Difference> = diesel::sql_query(
+    rollups::differences(
+        conn,
         "WITH kept_sales AS (
            SELECT team_id, date, block, food, beverage, other, CASE WHEN guest_facts > 0 THEN guests END AS guests
            FROM team_daily_sales WHERE facts > 0),
@@ -22,16 +23,10 @@ async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
          true_labor AS (
            SELECT l.team_id, s.business_date, s.department, sum(s.hours_worked) AS hours,
                   sum(s.hours_worked * s.hourly_wage) AS cost
-           FROM schedule_shifts s JOIN locations l ON l.id = s.location_id WHERE NOT s.is_draft GROUP BY 1, 2, 3)
-         SELECT 'sales kept ' || x::text AS row FROM (SELECT * FROM kept_sales EXCEPT SELECT * FROM true_sales) x
-         UNION ALL SELECT 'sales true ' || x::text FROM (SELECT * FROM true_sales EXCEPT SELECT * FROM kept_sales) x
-         UNION ALL SELECT 'labor kept ' || x::text FROM (SELECT * FROM kept_labor EXCEPT SELECT * FROM true_labor) x
-         UNION ALL SELECT 'labor true ' || x::text FROM (SELECT * FROM true_labor EXCEPT SELECT * FROM kept_labor) x",
+           FROM schedule_shifts s JOIN locations l ON l.id = s.location_id WHERE NOT s.is_draft GROUP BY 1, 2, 3)",
+        &[("sales", "kept_sales", "true_sales"), ("labor", "kept_labor", "true_labor")],
     )
-    .load(conn)
     .await
-    .unwrap();
-    rows.into_iter().map(|d| d.row).collect()
 }
 
 fn shifts(location: &str, prefix: &str, days: u32, per_day: u32, draft_every: u32) -> String {
@@ -108,20 +103,10 @@ async fn the_totals_follow_every_kind_of_write() {
 async fn concurrent_writers_of_one_team_and_day_lose_nothing() {
     let (database, mut conn) = seeded().await;
     // Eight transactions, two locations, the same days: each first total is raced for.
-    let writers = (0..8).map(|n| {
-        let url = database.url().to_owned();
-        async move {
-            let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
-            let location = if n % 2 == 0 { A } else { B };
-            let step = format!(
-                "BEGIN; {} {} COMMIT;",
-                shifts(location, &format!("w{n}"), 4, 25, 7),
-                sales(location, 4, &format!("{n}.5"), "2")
-            );
-            conn.batch_execute(&step).await.unwrap();
-        }
-    });
-    futures::future::join_all(writers).await;
+    write_concurrently(database.url(), |n, location| {
+        shifts(location, &format!("w{n}"), 4, 25, 7) + &sales(location, 4, &format!("{n}.5"), "2")
+    })
+    .await;
     assert_eq!(differences(&mut conn).await, Vec::<String>::new());
     assert_eq!(count(&mut conn, "schedule_shifts").await, 8 * 4 * 25);
 }

@@ -4,16 +4,17 @@
 
 use diesel::QueryableByName;
 use diesel::sql_types::Text;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 
 mod rollups;
-use rollups::{A, B, Difference, OTHER_TEAM, count, seeded};
+use rollups::{A, B, OTHER_TEAM, count, seeded, write_concurrently};
 
 /// Rows kept and rows recomputed from scratch that are not in both (empty when they agree). The
 /// recomputation is the rule as the variance report states it: per employee and Saturday week of
 /// the team, in clock-in order, the hours past 40; cost (hours + overtime / 2) × wage to the cent.
 async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
-    let rows: Vec<Difference> = diesel::sql_query(
+    rollups::differences(
+        conn,
         "WITH counted AS (
            SELECT p.*, l.team_id,
                   p.business_date - ((extract(dow FROM p.business_date)::int + 1) % 7) AS week_start
@@ -40,16 +41,10 @@ async fn differences(conn: &mut AsyncPgConnection) -> Vec<String> {
            JOIN locations l ON l.id = p.location_id GROUP BY 1, 2, 3),
          kept_days AS (
            SELECT team_id, business_date, department, hours, overtime_hours, cost, base_cost
-           FROM team_daily_worked WHERE punches > 0)
-         SELECT 'punch kept ' || x::text AS row FROM (SELECT * FROM kept_punch_rows EXCEPT SELECT * FROM true_punch_rows) x
-         UNION ALL SELECT 'punch true ' || x::text FROM (SELECT * FROM true_punch_rows EXCEPT SELECT * FROM kept_punch_rows) x
-         UNION ALL SELECT 'day kept ' || x::text FROM (SELECT * FROM kept_days EXCEPT SELECT * FROM true_days) x
-         UNION ALL SELECT 'day true ' || x::text FROM (SELECT * FROM true_days EXCEPT SELECT * FROM kept_days) x",
+           FROM team_daily_worked WHERE punches > 0)",
+        &[("punch", "kept_punch_rows", "true_punch_rows"), ("day", "kept_days", "true_days")],
     )
-    .load(conn)
     .await
-    .unwrap();
-    rows.into_iter().map(|d| d.row).collect()
 }
 
 /// Punches of `employees` employees at a location, one a day from 2026-11-14 for `days` days, of
@@ -162,17 +157,7 @@ async fn concurrent_syncs_of_one_employees_week_at_two_locations_count_every_hou
     let (database, mut conn) = seeded().await;
     // Eight transactions at two locations, the same employees and weeks: each employee-week's overtime
     // depends on punches another transaction writes at the same time.
-    let writers = (0..8).map(|n| {
-        let url = database.url().to_owned();
-        async move {
-            let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
-            let location = if n % 2 == 0 { A } else { B };
-            conn.batch_execute(&format!("BEGIN; {} COMMIT;", punches(location, &format!("w{n}"), 14, 10, 7)))
-                .await
-                .unwrap();
-        }
-    });
-    futures::future::join_all(writers).await;
+    write_concurrently(database.url(), |n, location| punches(location, &format!("w{n}"), 14, 10, 7)).await;
     assert_eq!(differences(&mut conn).await, Vec::<String>::new());
     assert_eq!(count(&mut conn, "time_punches").await, 8 * 14 * 10);
     assert!(count(&mut conn, "punch_labor WHERE overtime_hours > 0").await > 50);

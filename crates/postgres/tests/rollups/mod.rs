@@ -11,9 +11,36 @@ pub const OTHER_TEAM: &str = "00000000-0000-7000-8000-00000000000c";
 
 /// A row of a kept total or of a recomputed one that is not in both, as text.
 #[derive(QueryableByName, Debug)]
-pub struct Difference {
+struct Difference {
     #[diesel(sql_type = Text)]
-    pub row: String,
+    row: String,
+}
+
+/// The rows of each pair of relations defined by `with` (kept, recomputed) that are not in both,
+/// labelled by the pair's name and which side holds them: empty when every pair agrees.
+pub async fn differences(conn: &mut AsyncPgConnection, with: &str, pairs: &[(&str, &str, &str)]) -> Vec<String> {
+    let sides = pairs.iter().flat_map(|(name, kept, recomputed)| {
+        [
+            format!("SELECT '{name} kept ' || x::text AS row FROM (SELECT * FROM {kept} EXCEPT SELECT * FROM {recomputed}) x"),
+            format!("SELECT '{name} true ' || x::text AS row FROM (SELECT * FROM {recomputed} EXCEPT SELECT * FROM {kept}) x"),
+        ]
+    });
+    let query = format!("{with} {}", sides.collect::<Vec<_>>().join(" UNION ALL "));
+    let rows: Vec<Difference> = diesel::sql_query(query).load(conn).await.unwrap();
+    rows.into_iter().map(|d| d.row).collect()
+}
+
+/// Eight transactions at once, alternately at A and B, each running `writes(n, location)`.
+pub async fn write_concurrently(url: &str, writes: impl Fn(u32, &str) -> String) {
+    let writers = (0..8).map(|n| {
+        let location = if n % 2 == 0 { A } else { B };
+        let step = format!("BEGIN; {} COMMIT;", writes(n, location));
+        async move {
+            let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+            conn.batch_execute(&step).await.unwrap();
+        }
+    });
+    futures::future::join_all(writers).await;
 }
 
 pub async fn count(conn: &mut AsyncPgConnection, table: &str) -> usize {
