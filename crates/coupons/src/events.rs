@@ -19,13 +19,17 @@ pub enum CanonicalEvent {
     ReservationRedeemed {
         reservation_id: ReservationId,
     },
-    FeedbackSubmitted {
-        feedback_id: String,
-        guest_id: String,
-        reservation_id: Option<ReservationId>,
-        rating: u8,
-        comment: Option<String>,
-    },
+    FeedbackSubmitted(Feedback),
+}
+
+/// A guest's feedback, kept once per `feedback_id`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feedback {
+    pub feedback_id: String,
+    pub guest_id: String,
+    pub reservation_id: Option<ReservationId>,
+    pub rating: u8,
+    pub comment: Option<String>,
 }
 
 /// A rating hint of the legacy path: it has no durable feedback identity, so it never alerts.
@@ -68,7 +72,7 @@ impl GuestEvent {
         match self {
             GuestEvent::Canonical { event: CanonicalEvent::ReservationCreated { .. }, .. } => "reservation.created",
             GuestEvent::Canonical { event: CanonicalEvent::ReservationRedeemed { .. }, .. } => "reservation.redeemed",
-            GuestEvent::Canonical { event: CanonicalEvent::FeedbackSubmitted { .. }, .. } => "feedback.submitted",
+            GuestEvent::Canonical { event: CanonicalEvent::FeedbackSubmitted(_), .. } => "feedback.submitted",
             GuestEvent::Legacy { .. } => "rating",
         }
     }

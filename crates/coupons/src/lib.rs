@@ -9,7 +9,7 @@ mod ports;
 mod service;
 mod worker;
 
-pub use events::{CanonicalEvent, GuestEvent, GuestEventDecoder, LegacyRating};
+pub use events::{CanonicalEvent, Feedback, GuestEvent, GuestEventDecoder, LegacyRating};
 pub use expiry::{EXPIRY_LAG_BOUND_SECONDS, ExpirySweep, SweepReport};
 pub use intake::{GuestEventIntake, IntakeError, IntakeOutcome};
 pub use model::{NewOffer, Offer, OfferId, Reservation, ReservationId, ReservationState};

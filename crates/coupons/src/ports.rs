@@ -3,7 +3,7 @@ use opsd_core::{LocationId, StoreError, TeamId};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::events::GuestEvent;
+use crate::events::{Feedback, GuestEvent};
 use crate::model::{NewOffer, Offer, OfferId, Reservation, ReservationId};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,16 +181,11 @@ pub trait GuestEventStore: Send + Sync {
         at: OffsetDateTime,
     ) -> Result<HoldOutcome, StoreError>;
     /// Records feedback durably (once per feedback id).
-    #[allow(clippy::too_many_arguments)]
     async fn record_feedback(
         &self,
         team: &TeamId,
         location: LocationId,
-        feedback_id: &str,
-        guest_id: &str,
-        reservation: Option<ReservationId>,
-        rating: u8,
-        comment: Option<String>,
+        feedback: &Feedback,
         at: OffsetDateTime,
     ) -> Result<(), StoreError>;
     /// The alert of a stored feedback whose stored rating is at most `max_rating`, claimed for

@@ -83,14 +83,12 @@ impl GuestEventWorker {
                         RedeemOutcome::NotFound => "unknown_reservation",
                     })
                 }
-                CanonicalEvent::FeedbackSubmitted { feedback_id, guest_id, reservation_id, rating, comment } => {
-                    self.events
-                        .record_feedback(team, location, &feedback_id, &guest_id, reservation_id, rating, comment, now)
-                        .await?;
+                CanonicalEvent::FeedbackSubmitted(feedback) => {
+                    self.events.record_feedback(team, location, &feedback, now).await?;
                     // The alert is decided from the stored feedback, not from the message, and
                     // claimed before it is sent: the same feedback delivered again sends nothing,
                     // even when this worker's event lease runs out while it sends (paused, cut off).
-                    let Some(alert) = self.events.record_alert(&feedback_id, LOW_RATING, now).await? else {
+                    let Some(alert) = self.events.record_alert(&feedback.feedback_id, LOW_RATING, now).await? else {
                         return Ok("feedback_recorded");
                     };
                     match self.notifier.low_rating(&alert).await {
@@ -117,6 +115,7 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
+    use crate::Feedback;
     use crate::ports::{GuestAlert, MockAlertNotifier, MockCouponStore, MockGuestEventStore};
 
     fn clock() -> Arc<MockClock> {
@@ -151,13 +150,13 @@ mod tests {
             return Ok(GuestEvent::Legacy { team_id, location_id, rating });
         }
         let data = &payload["data"];
-        let event = CanonicalEvent::FeedbackSubmitted {
+        let event = CanonicalEvent::FeedbackSubmitted(Feedback {
             feedback_id: "fb_1".into(),
             guest_id: "g_1".into(),
             reservation_id: None,
             rating: data["rating"].as_u64().unwrap() as u8,
             comment: data["comment"].as_str().map(str::to_owned),
-        };
+        });
         let occurred_at = OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap();
         Ok(GuestEvent::Canonical { event_id: "evt".into(), occurred_at, team_id, location_id, event })
     }
@@ -178,7 +177,7 @@ mod tests {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(1);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
-        events.expect_record_feedback().times(1).returning(|_, _, _, _, _, _, _, _| Ok(()));
+        events.expect_record_feedback().times(1).returning(|_, _, _, _| Ok(()));
         events.expect_record_alert().with(eq("fb_1"), eq(LOW_RATING), mockall::predicate::always()).returning(
             |_, _, _| {
                 Ok(Some(GuestAlert {
@@ -205,7 +204,7 @@ mod tests {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(2);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
-        events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Ok(()));
+        events.expect_record_feedback().returning(|_, _, _, _| Ok(()));
         events.expect_record_alert().returning(|_, _, _| {
             Ok(Some(GuestAlert {
                 id: Uuid::from_u128(5),
@@ -245,7 +244,7 @@ mod tests {
         let mut events = MockGuestEventStore::new();
         let payload = feedback(4);
         events.expect_claim().returning(move |_, _| Ok(vec![claimed("canonical", payload.clone())]));
-        events.expect_record_feedback().returning(|_, _, _, _, _, _, _, _| Err(StoreError::Unavailable("down".into())));
+        events.expect_record_feedback().returning(|_, _, _, _| Err(StoreError::Unavailable("down".into())));
         events.expect_complete().never();
         events
             .expect_retry_later()

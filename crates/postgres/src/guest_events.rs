@@ -5,8 +5,8 @@ use diesel::sql_types::{Bool, Int2, Int4, Jsonb, Nullable, Text, Timestamptz, Uu
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
 use opsd_coupons::{
-    Backlog, ClaimedEvent, EnqueueOutcome, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome,
-    OfferId, QueueOverview, QueuedEvent, ReservationId,
+    Backlog, ClaimedEvent, EnqueueOutcome, FailedEvent, Feedback, GuestAlert, GuestEventQueue, GuestEventStore,
+    HoldOutcome, OfferId, QueueOverview, QueuedEvent, ReservationId,
 };
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -258,11 +258,7 @@ impl GuestEventStore for PgGuestEventStore {
         &self,
         team: &TeamId,
         location: LocationId,
-        feedback_id: &str,
-        guest_id: &str,
-        reservation: Option<ReservationId>,
-        rating: u8,
-        comment: Option<String>,
+        feedback: &Feedback,
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
@@ -270,13 +266,13 @@ impl GuestEventStore for PgGuestEventStore {
             "INSERT INTO guest_feedback (id, team_id, location_id, guest_id, reservation_id, rating, comment, submitted_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
         )
-        .bind::<Text, _>(feedback_id)
+        .bind::<Text, _>(&feedback.feedback_id)
         .bind::<Text, _>(team.as_str())
         .bind::<SqlUuid, _>(location.0)
-        .bind::<Text, _>(guest_id)
-        .bind::<Nullable<SqlUuid>, _>(reservation.map(|r| r.0))
-        .bind::<Int2, _>(i16::from(rating))
-        .bind::<Nullable<Text>, _>(comment)
+        .bind::<Text, _>(&feedback.guest_id)
+        .bind::<Nullable<SqlUuid>, _>(feedback.reservation_id.map(|r| r.0))
+        .bind::<Int2, _>(i16::from(feedback.rating))
+        .bind::<Nullable<Text>, _>(feedback.comment.as_deref())
         .bind::<Timestamptz, _>(at)
         .execute(&mut conn)
         .await

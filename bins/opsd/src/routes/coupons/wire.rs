@@ -2,7 +2,9 @@
 //! producer sends them (read leniently: fields it does not use are ignored).
 
 use opsd_core::{LocationId, TeamId, TextLength, ValidationErrors};
-use opsd_coupons::{self as domain, CanonicalEvent, GuestEvent, LegacyRating, NewOffer, OfferId, ReservationId};
+use opsd_coupons::{
+    self as domain, CanonicalEvent, Feedback, GuestEvent, LegacyRating, NewOffer, OfferId, ReservationId,
+};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -187,13 +189,13 @@ pub fn decode_guest_event(body: &[u8]) -> Result<GuestEvent, ValidationErrors> {
         }
         "feedback.submitted" => {
             let d: FeedbackData = serde_json::from_value(data).map_err(data_error)?;
-            CanonicalEvent::FeedbackSubmitted {
+            CanonicalEvent::FeedbackSubmitted(Feedback {
                 feedback_id: text_id("data.feedbackId", d.feedback_id)?,
                 guest_id: text_id("data.guestId", d.guest_id)?,
                 reservation_id: d.reservation_id.map(ReservationId),
                 rating: rating("data.rating", d.rating)?,
                 comment: d.comment.filter(|c| c.chars().count() <= 2000),
-            }
+            })
         }
         other => return Err(invalid("type", format!("unknown guest event type {other:?}"))),
     };
@@ -225,7 +227,7 @@ mod tests {
             panic!("canonical")
         };
         assert_eq!(event_id, "evt_1");
-        assert!(matches!(event, CanonicalEvent::FeedbackSubmitted { rating: 2, .. }));
+        assert!(matches!(event, CanonicalEvent::FeedbackSubmitted(Feedback { rating: 2, .. })));
     }
 
     #[test]
