@@ -2,7 +2,8 @@
 # check-quick-start.sh OPSD_BIN: the README's quick start, as a newcomer meets it. A fresh clone of
 # this repository in a private (0700) temporary directory runs `just run` (serving OPSD_BIN, so no
 # second release build) until /health/ready answers, and the incident `curl` line it printed creates
-# an incident. As root it also starts the private cluster as an ordinary user in that user's own
+# an incident. As root it also starts `just cluster` (Patroni, etcd, HAProxy, PgBouncer, three
+# instances) from that 0700 clone, and the private cluster as an ordinary user in that user's own
 # 0700 directory. Everything it starts is stopped and deleted at the end.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,9 +13,14 @@ chmod 0700 "$tmp"
 clone="$tmp/opsd"
 server=""
 newcomer_clone=""
+cluster_home=""
 
 cleanup() {
   [ -n "$server" ] && kill -- "-$server" 2>/dev/null || true
+  if [ -n "$cluster_home" ]; then
+    (cd "$clone" && OPSD_CLUSTER_HOME="$cluster_home" tools/cluster/cluster.py down) >/dev/null 2>&1 || true
+    rm -rf "$cluster_home"
+  fi
   [ -d "$clone" ] && (cd "$clone" && scripts/pg-down.sh all --purge) || true
   if [ -n "$newcomer_clone" ]; then
     runuser -u opsd-newcomer -- bash -c "cd '$newcomer_clone' && scripts/pg-down.sh all --purge" || true
@@ -74,6 +80,16 @@ echo "ok: the console line signs the demo's admin in once and opens the week pag
 grep -q "initdb\|The files belonging" "$tmp/run.out" && { echo "FAIL: initdb's chatter reached the terminal"; exit 1; }
 
 if [ "$(id -u)" -eq 0 ]; then
+  # `just cluster` from the same 0700 clone: every process started as another user (Patroni and
+  # PgBouncer run as postgres) must get a working directory it can enter.
+  cluster_home="/var/lib/opsd/quick-start-cluster-$$"
+  (cd "$clone" && OPSD_CLUSTER_HOME="$cluster_home" tools/cluster/cluster.py up "$bin") >"$tmp/cluster.out" 2>&1 \
+    || { echo "FAIL: just cluster in a 0700 clone:"; tail -30 "$tmp/cluster.out"; exit 1; }
+  ready_line="$(grep -m1 'curl -s http://[0-9.]*:8080/health/ready' "$tmp/cluster.out")"
+  through_balancer="$(bash -c "$ready_line -o /dev/null -w '%{http_code}'")"
+  [ "$through_balancer" = 200 ] || { echo "FAIL: the cluster's balancer answered $through_balancer"; exit 1; }
+  echo "ok: just cluster in a 0700 clone elects a leader and serves through its balancer"
+
   id opsd-newcomer >/dev/null 2>&1 || useradd --create-home --shell /bin/bash opsd-newcomer
   home="$(runuser -u opsd-newcomer -- mktemp -d)"
   newcomer_clone="$home/opsd"
