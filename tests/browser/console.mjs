@@ -1,7 +1,7 @@
 // Drives Debian's chromium through the operator console with JavaScript off, as the people who
 // use it would: node console.mjs <base-url> <scenario.json> <screenshot-dir>. Exits non-zero with
 // the reasons when a step fails, and when any request left the server's origin.
-import { chromium } from "playwright-core";
+import { check, launch, run } from "./run.mjs";
 import { readFileSync, mkdirSync } from "node:fs";
 
 const [base, scenarioPath, shots] = process.argv.slice(2);
@@ -9,14 +9,9 @@ const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
 const origin = new URL(base).origin;
 mkdirSync(shots, { recursive: true });
 
-const failures = [];
 const offOrigin = [];
-const check = (ok, what) => { if (!ok) failures.push(what); };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"],
-});
+const browser = await launch();
 
 async function as(token) {
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
@@ -29,7 +24,7 @@ async function as(token) {
   return page;
 }
 
-try {
+await run(browser, async () => {
   // The week: seven days of sales against the goal, the KPI tiles.
   const admin = await as(scenario.adminToken);
   const week = await admin.goto(`${base}/console/week?locationId=${scenario.locationId}&weekOf=${scenario.weekOf}`);
@@ -73,14 +68,6 @@ try {
   await failedRow.locator("button").click();
   check(operator.url().endsWith("/console/queue"), `back on the queue: ${operator.url()}`);
   check((await operator.locator(`tr[data-event="${scenario.failedEventId}"]`).count()) === 0, "the retried event is no longer failed");
-} catch (error) {
-  failures.push(String(error?.stack ?? error));
-} finally {
-  await browser.close();
-}
-check(offOrigin.length === 0, `requests left the server's origin: ${offOrigin.join(", ")}`);
-if (failures.length) {
-  console.error(failures.join("\n"));
-  process.exit(1);
-}
-console.log("console browser run: all steps held; no request left the origin");
+}, "console browser run: all steps held; no request left the origin", () => {
+  check(offOrigin.length === 0, `requests left the server's origin: ${offOrigin.join(", ")}`);
+});

@@ -2,13 +2,10 @@
 // node cors.mjs <api-base> <listed-page-origin> <unlisted-page-origin> <token>. The listed origin's
 // call (with a bearer token and an Idempotency-Key, so the browser sends a preflight) is answered
 // and readable; the unlisted origin's is refused by the browser. Exits non-zero when not.
-import { chromium } from "playwright-core";
+import { check, launch, run } from "./run.mjs";
 
 const [api, listed, unlisted, token] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"],
-});
+const browser = await launch();
 
 async function callFrom(origin) {
   const page = await (await browser.newContext()).newPage();
@@ -27,21 +24,9 @@ async function callFrom(origin) {
   }, { api, token });
 }
 
-const failures = [];
-try {
+await run(browser, async () => {
   const allowed = await callFrom(listed);
-  if (allowed.status !== 201 || allowed.body?.slug !== "uptown" || !allowed.requestId) {
-    failures.push(`the listed origin's call: ${JSON.stringify(allowed)}`);
-  }
+  check(allowed.status === 201 && allowed.body?.slug === "uptown" && allowed.requestId, `the listed origin's call: ${JSON.stringify(allowed)}`);
   const refused = await callFrom(unlisted);
-  if (!refused.refused) failures.push(`the unlisted origin's call was readable: ${JSON.stringify(refused)}`);
-} catch (error) {
-  failures.push(String(error?.stack ?? error));
-} finally {
-  await browser.close();
-}
-if (failures.length) {
-  console.error(failures.join("\n"));
-  process.exit(1);
-}
-console.log("cors browser run: the listed origin called the API; the unlisted one was refused");
+  check(refused.refused, `the unlisted origin's call was readable: ${JSON.stringify(refused)}`);
+}, "cors browser run: the listed origin called the API; the unlisted one was refused");

@@ -3,20 +3,15 @@
 // and every page run through axe-core (pinned, injected into a second context with scripts on).
 // node demo.mjs <base-url> <token> <screenshot-dir>; prints the axe results as JSON; exits non-zero
 // with the reasons when a check fails or a page has a serious or critical violation.
-import { chromium } from "playwright-core";
+import { check, failures, launch, run } from "./run.mjs";
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const [base, token, shots] = process.argv.slice(2);
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 mkdirSync(shots, { recursive: true });
-const failures = [];
-const check = (ok, what) => { if (!ok) failures.push(what); };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update"],
-});
+const browser = await launch();
 
 async function signedIn(options) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
@@ -26,7 +21,7 @@ async function signedIn(options) {
 
 const text = async (page, selector) => ((await page.locator(selector).first().textContent()) ?? "").trim();
 const pages = {};
-try {
+await run(browser, async () => {
   const page = await signedIn({ javaScriptEnabled: false });
   const open = async (name, path) => {
     const answer = await page.goto(`${base}${path}`);
@@ -108,12 +103,4 @@ try {
   for (const [mark, chart, legend] of colours) check(chart === legend, `the legend's ${mark} (${legend}) is not the chart's (${chart})`);
   writeFileSync(`${shots}/axe.json`, JSON.stringify(results, null, 2));
   console.log(JSON.stringify(results));
-} catch (error) {
-  failures.push(String(error?.stack ?? error));
-} finally {
-  await browser.close();
-}
-if (failures.length) {
-  console.error(failures.join("\n"));
-  process.exit(1);
-}
+});
