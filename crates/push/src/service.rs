@@ -240,6 +240,12 @@ mod tests {
         Ok(Message { notification, target: target.map(UserId::new) })
     }
 
+    /// What a member's send to their own devices reports.
+    async fn sent_to_self(subscriptions: MockSubscriptionStore, sender: MockPushSender) -> SendSummary {
+        let service = service(subscriptions, MockMemberDirectory::new(), sender, allow_all());
+        service.send(&caller(Role::Member), request(None)).await.unwrap().value.unwrap()
+    }
+
     #[tokio::test]
     async fn counts_accepted_gone_and_failed_deliveries_and_deletes_the_gone() {
         let mut subscriptions = MockSubscriptionStore::new();
@@ -252,12 +258,7 @@ mod tests {
             "https://push.example/2" => DeliveryResult::Gone,
             _ => DeliveryResult::Failed("500".into()),
         });
-        let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
-            .send(&caller(Role::Member), request(None))
-            .await
-            .unwrap()
-            .value
-            .unwrap();
+        let summary = sent_to_self(subscriptions, sender).await;
         assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 1, expired: 3 });
     }
 
@@ -274,12 +275,7 @@ mod tests {
             "https://push.example/1" => DeliveryResult::Accepted,
             _ => DeliveryResult::Gone,
         });
-        let summary = service(subscriptions, MockMemberDirectory::new(), sender, allow_all())
-            .send(&caller(Role::Member), request(None))
-            .await
-            .unwrap()
-            .value
-            .unwrap();
+        let summary = sent_to_self(subscriptions, sender).await;
         assert_eq!(summary, SendSummary { success: true, sent: 1, failed: 0, expired: 1 });
 
         // The second admin's devices cannot be read: the first admin is not sent to either.
