@@ -100,8 +100,9 @@ const RECENT_LABOR: Scoped = Scoped {
               WHERE t.team_id = $1 AND t.business_date >= $3 AND t.business_date < $4) s",
 };
 
+/// A day's labor of a department, scheduled or worked.
 #[derive(QueryableByName)]
-struct ScheduledRow {
+struct LaborRow {
     #[diesel(sql_type = SqlDate)]
     date: Date,
     #[diesel(sql_type = Text)]
@@ -114,16 +115,10 @@ struct ScheduledRow {
 
 #[derive(QueryableByName)]
 struct WorkedRow {
-    #[diesel(sql_type = SqlDate)]
-    date: Date,
-    #[diesel(sql_type = Text)]
-    department: String,
-    #[diesel(sql_type = Nullable<Numeric>)]
-    hours: Option<Decimal>,
+    #[diesel(embed)]
+    labor: LaborRow,
     #[diesel(sql_type = Nullable<Numeric>)]
     overtime_hours: Option<Decimal>,
-    #[diesel(sql_type = Nullable<Numeric>)]
-    cost: Option<Decimal>,
 }
 
 #[derive(QueryableByName)]
@@ -198,7 +193,7 @@ impl PlanningStore for PgPlanningStore {
                 let mut shared: &diesel_async::AsyncPgConnection = conn;
                 futures::try_join!(
                     scope_and_goals_query!(team, location).load::<ScopeGoalRow>(&mut shared),
-                    ranged!(SCHEDULED, team, location, week.start(), week.end()).load::<ScheduledRow>(&mut shared),
+                    ranged!(SCHEDULED, team, location, week.start(), week.end()).load::<LaborRow>(&mut shared),
                     ranged!(WORKED, team, location, week.start(), week.end()).load::<WorkedRow>(&mut shared),
                     ranged!(DAILY_SALES, team, location, week.start(), week.end()).load::<DailySalesRow>(&mut shared),
                 )
@@ -224,11 +219,11 @@ impl PlanningStore for PgPlanningStore {
                 .into_iter()
                 .map(|row| {
                     Ok(WorkedLabor {
-                        date: row.date,
-                        department: department(&row.department)?,
-                        hours: row.hours.unwrap_or_default(),
+                        date: row.labor.date,
+                        department: department(&row.labor.department)?,
+                        hours: row.labor.hours.unwrap_or_default(),
                         overtime_hours: row.overtime_hours.unwrap_or_default(),
-                        cost: row.cost.unwrap_or_default(),
+                        cost: row.labor.cost.unwrap_or_default(),
                     })
                 })
                 .collect::<Result<_, StoreError>>()?,
