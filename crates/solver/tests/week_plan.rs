@@ -6,11 +6,13 @@ use std::time::Duration;
 use opsd_core::{Department, Week};
 use opsd_optimization::Block;
 use opsd_planning::week_plan::{
-    Availability, BlockNeed, PlanRules, ShiftTemplate, StaffMember, WeekModel, WeekTargets, plan_week,
+    Availability, BlockNeed, PlanRules, PlannedShift, ProposalResult, ShiftTemplate, StaffMember, WeekModel,
+    WeekTargets, plan_week,
 };
-use opsd_rostering::{Engine, SolveOptions, Status, evaluate};
+use opsd_rostering::{Engine, Roster, SolveOptions, Status, evaluate};
 use opsd_solver::HighsSolver;
 use rust_decimal::Decimal;
+use time::Date;
 use time::macros::{date, time};
 
 fn member(key: &str, department: Department, wage: i64) -> StaffMember {
@@ -20,6 +22,18 @@ fn member(key: &str, department: Department, wage: i64) -> StaffMember {
         roles: vec![(department, if department == Department::Foh { "Server" } else { "Cook" }.into())],
         hourly_wage: Decimal::from(wage),
     }
+}
+
+/// The proposal as the engine's roster: each member's shift of each day as its template's index.
+fn roster_of(model: &WeekModel, planned: &ProposalResult) -> Roster {
+    let template = |s: &PlannedShift| {
+        model.templates.iter().position(|t| t.department == s.department && t.block == s.block && t.hours() == s.hours)
+    };
+    let days = model.week.days();
+    let shift_on = |key: &str, day: Date| {
+        planned.shifts.iter().find(|s| s.employee_key == key && s.date == day).map(|s| template(s).unwrap())
+    };
+    Roster { days: model.staff.iter().map(|m| days.iter().map(|d| shift_on(&m.key, *d)).collect()).collect() }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -66,28 +80,7 @@ async fn a_week_is_covered_within_the_rules_at_the_least_cost() {
     for line in &planned.coverage {
         assert!(line.hours_planned >= line.hours_needed, "{line:?}");
     }
-    let roster = opsd_rostering::Roster {
-        days: model
-            .staff
-            .iter()
-            .map(|m| {
-                week.days()
-                    .iter()
-                    .map(|d| {
-                        planned.shifts.iter().find(|s| s.employee_key == m.key && s.date == *d).map(|s| {
-                            model
-                                .templates
-                                .iter()
-                                .position(|t| {
-                                    t.department == s.department && t.block == s.block && t.hours() == s.hours
-                                })
-                                .unwrap()
-                        })
-                    })
-                    .collect()
-            })
-            .collect(),
-    };
+    let roster = roster_of(&model, &planned);
     assert!(evaluate(&instance, &roster).is_valid(), "{:?}", evaluate(&instance, &roster).violations);
     assert!(!planned.shifts.iter().any(|s| s.employee_key == "ana" && s.date == date!(2026 - 12 - 07)));
     for member in &model.staff {
@@ -119,7 +112,7 @@ async fn a_week_is_covered_within_the_rules_at_the_least_cost() {
 
 /// Ana ($15) and Ben: one 8-hour dinner a day, 7 days, at most 6 in a row and 50 hours a week. Ana's
 /// sixth day costs $22.50 an hour with the FLSA premium: she works it only when Ben costs more.
-async fn week_of_overtime(ben_wage: i64) -> (opsd_planning::week_plan::ProposalResult, Vec<(String, Decimal)>) {
+async fn week_of_overtime(ben_wage: i64) -> (ProposalResult, Vec<(String, Decimal)>) {
     let week = Week::containing(date!(2026 - 12 - 05));
     let templates =
         [ShiftTemplate { department: Department::Foh, block: Block::Dinner, start: time!(15:00), minutes: 480 }];
@@ -144,18 +137,7 @@ async fn week_of_overtime(ben_wage: i64) -> (opsd_planning::week_plan::ProposalR
         .await
         .unwrap();
     assert_eq!(planned.solver.status, Status::Optimal, "{:?}", planned.solver);
-    let roster = opsd_rostering::Roster {
-        days: model
-            .staff
-            .iter()
-            .map(|m| {
-                week.days()
-                    .iter()
-                    .map(|d| planned.shifts.iter().any(|s| s.employee_key == m.key && s.date == *d).then_some(0))
-                    .collect()
-            })
-            .collect(),
-    };
+    let roster = roster_of(&model, &planned);
     let evaluation = evaluate(&instance, &roster);
     assert!(evaluation.is_valid(), "{:?}", evaluation.violations);
     assert_eq!(planned.solver.objective, evaluation.objective.total(), "the MIP prices overtime as the evaluator");
