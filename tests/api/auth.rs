@@ -172,39 +172,30 @@ async fn the_session_cookie_works_and_changes_need_the_apps_origin() {
     assert_eq!(same_origin.status(), 201);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn forwarding_headers_count_only_from_a_trusted_proxy() {
-    let body = json!({ "name": "A", "slug": "a", "timezone": "UTC" });
-    // A page on evil.example naming its own host in X-Forwarded-Host, sent straight to opsd.
-    let app = TestApp::spawn().await;
-    let cookie = format!("__session={}", app.tokens.admin("user_1", "org_1"));
-    let spoofed = app
-        .post("/api/locations")
-        .header("cookie", &cookie)
-        .header("origin", "https://evil.example")
-        .header("x-forwarded-host", "evil.example")
+/// An admin's cookie-authenticated location create from a page on `https://{host}`, through a
+/// proxy that names that host in its forwarding headers.
+async fn create_forwarded_for(app: &TestApp, host: &str) -> reqwest::Response {
+    app.post("/api/locations")
+        .header("cookie", format!("__session={}", app.tokens.admin("user_1", "org_1")))
+        .header("origin", format!("https://{host}"))
+        .header("x-forwarded-host", host)
         .header("x-forwarded-proto", "https")
-        .json(&body)
+        .json(&json!({ "name": "A", "slug": "a", "timezone": "UTC" }))
         .send()
         .await
-        .unwrap();
-    problem(spoofed, 403, "forbidden").await;
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forwarding_headers_count_only_from_a_trusted_proxy() {
+    // A page on evil.example naming its own host in X-Forwarded-Host, sent straight to opsd.
+    let app = TestApp::spawn().await;
+    problem(create_forwarded_for(&app, "evil.example").await, 403, "forbidden").await;
     assert_eq!(app.count("locations").await, 0, "nothing written");
 
     // The same headers from a proxy in TRUSTED_PROXIES name the origin the browser saw.
     let proxied = TestApp::spawn_with(|config| config.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()]).await;
-    let cookie = format!("__session={}", proxied.tokens.admin("user_1", "org_1"));
-    let forwarded = proxied
-        .post("/api/locations")
-        .header("cookie", &cookie)
-        .header("origin", "https://ops.example")
-        .header("x-forwarded-host", "ops.example")
-        .header("x-forwarded-proto", "https")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(forwarded.status(), 201);
+    assert_eq!(create_forwarded_for(&proxied, "ops.example").await.status(), 201);
 }
 
 fn b64(bytes: &[u8]) -> String {
