@@ -5,7 +5,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use maud::html;
+use maud::{Markup, html};
 use opsd_core::{LocationId, parse_iso_date};
 use opsd_optimization::{ReportKey, Week};
 use rust_decimal::Decimal;
@@ -135,12 +135,9 @@ pub async fn page(req: HttpRequest, state: web::Data<AppState>, query: web::Quer
         div class="card" { (chart::week(&days)) }
         div class="card" {
             table id=(chart::NUMBERS_ID) {
-                caption class="sr-only" { "The chart's numbers by day" }
-                thead { tr {
-                    th { "Day" } th class="num" { "Sales" } th class="num" { "Sales goal" }
-                    th class="num" { "Labor cost" } th class="num" { "Labor %" } th class="num" { "Labor % target" }
-                    th class="num" { "SPLH" } th class="num" { "Goals met" }
-                } }
+                (by_day_head("The chart's numbers by day", &[
+                    "Sales", "Sales goal", "Labor cost", "Labor %", "Labor % target", "SPLH", "Goals met",
+                ]))
                 tbody {
                     @for (row, day) in report.daily_summary.iter().zip(&days) {
                         tr data-day=(row.day) {
@@ -200,12 +197,9 @@ fn labor_variance(report: &opsd_planning::VarianceReport) -> maud::Markup {
         div class="card" id="variance" {
             h2 { "Scheduled against worked" }
             table {
-                caption class="sr-only" { "Scheduled and worked hours and cost by day" }
-                thead { tr {
-                    th { "Day" } th class="num" { "Scheduled h" } th class="num" { "Worked h" }
-                    th class="num" { "Variance h" } th class="num" { "Scheduled cost" } th class="num" { "Worked cost" }
-                    th class="num" { "Cost variance" } th class="num" { "Overtime h" }
-                } }
+                (by_day_head("Scheduled and worked hours and cost by day", &[
+                    "Scheduled h", "Worked h", "Variance h", "Scheduled cost", "Worked cost", "Cost variance", "Overtime h",
+                ]))
                 tbody {
                     @for day in &report.days {
                         tr { (row(format!("{} {}", &day.day.weekday().to_string()[..3], day.day), &day.span.total)) }
@@ -215,5 +209,13 @@ fn labor_variance(report: &opsd_planning::VarianceReport) -> maud::Markup {
             }
             p class="note" { "Worked: closed, approved time punches. Overtime: hours past 40 in the week (FLSA); its cost includes the half-time premium." }
         }
+    }
+}
+
+/// The caption (for screen readers) and head of a table of days: the day, then numeric columns.
+fn by_day_head(caption: &str, columns: &[&str]) -> Markup {
+    html! {
+        caption class="sr-only" { (caption) }
+        thead { tr { th { "Day" } @for column in columns { th class="num" { (column) } } } }
     }
 }
