@@ -150,7 +150,7 @@ impl AnnouncementService {
     async fn record_delivered(&self, push: &PendingPush, devices: u32) -> Result<(), StoreError> {
         let deadline = tokio::time::Instant::now() + RECORD_FOR;
         loop {
-            match self.store.push_delivered(push.announcement_id, &push.user_id, devices).await {
+            match self.store.push_delivered(push, devices).await {
                 Ok(()) => return Ok(()),
                 Err(error) if tokio::time::Instant::now() >= deadline => return Err(error),
                 Err(error) => {
@@ -172,7 +172,7 @@ impl AnnouncementService {
                 let retry_at = (push.attempts < PUSH_ATTEMPTS)
                     .then(|| self.clock.now() + time::Duration::minutes(1) * 2i32.pow(push.attempts.saturating_sub(1)));
                 tracing::warn!(announcement = %push.announcement_id, attempts = push.attempts, %error, "pushing an announcement failed");
-                self.store.push_failed(push.announcement_id, &push.user_id, retry_at, "push failed").await?;
+                self.store.push_failed(&push, retry_at, "push failed").await?;
                 Ok(0)
             }
         }
@@ -181,7 +181,6 @@ impl AnnouncementService {
 
 #[cfg(test)]
 mod tests {
-    use mockall::predicate::{always, eq};
     use opsd_core::MockClock;
 
     use super::*;
@@ -211,20 +210,20 @@ mod tests {
         store.expect_claim_pushes().times(2).returning(move |_, _| Ok(batches.remove(0)));
         store
             .expect_push_delivered()
-            .with(eq(Uuid::nil()), eq(UserId::new("ok")), eq(2))
+            .withf(|push, devices| push.user_id.as_str() == "ok" && *devices == 2)
             .times(1)
-            .returning(|_, _, _| Ok(()));
+            .returning(|_, _| Ok(()));
         let retry = OffsetDateTime::from_unix_timestamp(NOW).unwrap() + time::Duration::minutes(2);
         store
             .expect_push_failed()
-            .with(eq(Uuid::nil()), eq(UserId::new("flaky")), eq(Some(retry)), always())
+            .withf(move |push, retry_at, _| push.user_id.as_str() == "flaky" && *retry_at == Some(retry))
             .times(1)
-            .returning(|_, _, _, _| Ok(()));
+            .returning(|_, _, _| Ok(()));
         store
             .expect_push_failed()
-            .with(eq(Uuid::nil()), eq(UserId::new("hopeless")), eq(None), always())
+            .withf(|push, retry_at, _| push.user_id.as_str() == "hopeless" && retry_at.is_none())
             .times(1)
-            .returning(|_, _, _, _| Ok(()));
+            .returning(|_, _, _| Ok(()));
         let mut push = MockUserPush::new();
         push.expect_push().returning(|user, _, _, url| {
             assert_eq!(url, format!("/announcements/{}", Uuid::nil()));
@@ -243,7 +242,7 @@ mod tests {
             Ok(batches.remove(0))
         });
         let mut refusals = 3;
-        store.expect_push_delivered().times(4).returning(move |_, _, _| {
+        store.expect_push_delivered().times(4).returning(move |_, _| {
             refusals -= 1;
             if refusals >= 0 { Err(StoreError::Unavailable("failover".into())) } else { Ok(()) }
         });

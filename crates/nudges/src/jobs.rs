@@ -11,7 +11,7 @@ use time_tz::OffsetDateTimeExt;
 
 use crate::expected::{Missing, SLOT_SHIFTS, Slot, day_slots, expected_reports, missing_reports};
 use crate::heroes::top_heroes;
-use crate::ports::{FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore};
+use crate::ports::{FilingScope, Filings, Mvp, NudgeKey, NudgeLocation, NudgeStore};
 
 /// What a nudging job did, for its plain-text answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,8 +84,8 @@ impl NudgeJobs {
     /// Records the nudge first (once per kind, target and period), then posts it; a provider that
     /// fails or hangs is counted and does not stop the job.
     async fn nudge(&self, nudge: &Nudge<'_>) -> Result<Posted, StoreError> {
-        let Nudge { location, key: NudgeKey { kind, target, period }, text } = nudge;
-        if !self.store.record_nudge(kind, target, period, &location.team_id, self.clock.now()).await? {
+        let Nudge { location, key, text } = nudge;
+        if !self.store.record_nudge(key, &location.team_id, self.clock.now()).await? {
             return Ok(Posted::Already);
         }
         let Some(url) = &location.chat_webhook_url else {
@@ -93,11 +93,11 @@ impl NudgeJobs {
         };
         match self.chat.post(url, text).await {
             Ok(()) => {
-                self.store.nudge_delivered(kind, target, period).await?;
+                self.store.nudge_delivered(key).await?;
                 Ok(Posted::Sent)
             }
             Err(error) => {
-                tracing::warn!(kind, target, %error, "a team-chat nudge was not delivered");
+                tracing::warn!(kind = key.kind, target = key.target, %error, "a team-chat nudge was not delivered");
                 Ok(Posted::Failed)
             }
         }
@@ -247,36 +247,33 @@ impl NudgeJobs {
             .iter()
             .zip(&weeks)
             .filter_map(|(location, week)| {
-                let (names, count) = top_heroes(mentions.get(&location.id)?)?;
-                Some((&location.team_id, self.post_mvp(location, week.from, names, count)))
+                let (names, mentions) = top_heroes(mentions.get(&location.id)?)?;
+                let mvp = Mvp { location: location.id, week_start: week.from, names, mentions };
+                Some((&location.team_id, self.post_mvp(location, mvp)))
             })
             .collect();
         tally_of(pending).await
     }
 
     /// Records the week's MVP message first (once per location and week), then posts it.
-    async fn post_mvp(
-        &self,
-        location: &NudgeLocation,
-        week_start: Date,
-        names: Vec<String>,
-        count: u32,
-    ) -> Result<Posted, StoreError> {
-        if !self.store.record_mvp(location.id, week_start, names.clone(), count, self.clock.now()).await? {
+    async fn post_mvp(&self, location: &NudgeLocation, mvp: Mvp) -> Result<Posted, StoreError> {
+        if !self.store.record_mvp(&mvp, self.clock.now()).await? {
             return Ok(Posted::Already);
         }
         let text = format!(
-            "Hero of the Shift at {}, week of {week_start}: {} ({count} mention{}). Thank you!",
+            "Hero of the Shift at {}, week of {}: {} ({} mention{}). Thank you!",
             location.name,
-            names.join(" and "),
-            if count == 1 { "" } else { "s" }
+            mvp.week_start,
+            mvp.names.join(" and "),
+            mvp.mentions,
+            if mvp.mentions == 1 { "" } else { "s" }
         );
         let Some(url) = &location.chat_webhook_url else {
             return Ok(Posted::Failed);
         };
         match self.chat.post(url, &text).await {
             Ok(()) => {
-                self.store.mvp_posted(location.id, week_start).await?;
+                self.store.mvp_posted(location.id, mvp.week_start).await?;
                 Ok(Posted::Sent)
             }
             Err(error) => {
@@ -412,11 +409,11 @@ mod tests {
             .returning(move |_| Ok(filed(vec![(today, 17)], vec![], vec![today])));
         let mut first = true;
         none_before(&mut store);
-        store.expect_record_nudge().returning(move |kind, _, period, _, _| {
-            assert_eq!((kind, period), ("shift_report", "2026-11-21"));
+        store.expect_record_nudge().returning(move |key, _, _| {
+            assert_eq!((key.kind, key.period.as_str()), ("shift_report", "2026-11-21"));
             Ok(std::mem::replace(&mut first, false))
         });
-        store.expect_nudge_delivered().times(1).returning(|_, _, _| Ok(()));
+        store.expect_nudge_delivered().times(1).returning(|_| Ok(()));
         let mut chat = MockTeamChat::new();
         chat.expect_post()
             .withf(|_, text| text.contains("evening shift report for Downtown"))
@@ -453,10 +450,10 @@ mod tests {
         none_before(&mut store);
         store
             .expect_record_nudge()
-            .withf(|kind, _, period, _, _| kind == "compliance_staff" && period == "2026-11-14")
+            .withf(|key, _, _| key.kind == "compliance_staff" && key.period == "2026-11-14")
             .times(1)
-            .returning(|_, _, _, _, _| Ok(true));
-        store.expect_nudge_delivered().returning(|_, _, _| Ok(()));
+            .returning(|_, _, _| Ok(true));
+        store.expect_nudge_delivered().returning(|_| Ok(()));
         let mut chat = MockTeamChat::new();
         chat.expect_post().withf(|_, text| text.contains("1 of 3 shift reports")).times(1).returning(|_, _| Ok(()));
         // Monday 14:00 UTC.
@@ -502,10 +499,10 @@ mod tests {
         });
         store
             .expect_record_mvp()
-            .withf(|_, week, names, count, _| {
-                *week == date!(2026 - 11 - 14) && names == &["Maria".to_owned()] && *count == 2
+            .withf(|mvp, _| {
+                mvp.week_start == date!(2026 - 11 - 14) && mvp.names == ["Maria".to_owned()] && mvp.mentions == 2
             })
-            .returning(|_, _, _, _, _| Ok(true));
+            .returning(|_, _| Ok(true));
         store.expect_mvp_posted().times(1).returning(|_, _| Ok(()));
         let mut chat = MockTeamChat::new();
         let mut calls = 0;
@@ -541,10 +538,10 @@ mod tests {
         // The fourth location's nudge cannot be recorded; the nine others are recorded and posted.
         let failing = LocationId(Uuid::from_u128(3)).to_string();
         none_before(&mut store);
-        store.expect_record_nudge().returning(move |_, target, _, _, _| {
-            if target == failing { Err(StoreError::Unavailable("connection reset".into())) } else { Ok(true) }
+        store.expect_record_nudge().returning(move |key, _, _| {
+            if key.target == failing { Err(StoreError::Unavailable("connection reset".into())) } else { Ok(true) }
         });
-        store.expect_nudge_delivered().times(9).returning(|_, _, _| Ok(()));
+        store.expect_nudge_delivered().times(9).returning(|_| Ok(()));
         let mut chat = MockTeamChat::new();
         chat.expect_post().times(9).returning(|_, _| Ok(()));
         let outcome = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).check_compliance().await;
@@ -599,8 +596,8 @@ mod tests {
         });
         store.expect_save_compliance().returning(|_, _| Ok(()));
         none_before(&mut store);
-        store.expect_record_nudge().returning(|_, _, _, _, _| Ok(true));
-        store.expect_nudge_delivered().returning(|_, _, _| Ok(()));
+        store.expect_record_nudge().returning(|_, _, _| Ok(true));
+        store.expect_nudge_delivered().returning(|_| Ok(()));
         let chat = Arc::new(SlowChat::default());
         let mut clock = MockClock::new();
         clock.expect_now().returning(|| datetime!(2026-11-23 14:00 UTC));
@@ -630,12 +627,8 @@ mod tests {
             })
             .returning(|_| Ok(vec![true, false]));
         let second = LocationId(Uuid::from_u128(1)).to_string();
-        store
-            .expect_record_nudge()
-            .withf(move |_, target, _, _, _| target == second)
-            .times(1)
-            .returning(|_, _, _, _, _| Ok(true));
-        store.expect_nudge_delivered().times(1).returning(|_, _, _| Ok(()));
+        store.expect_record_nudge().withf(move |key, _, _| key.target == second).times(1).returning(|_, _, _| Ok(true));
+        store.expect_nudge_delivered().times(1).returning(|_| Ok(()));
         let mut chat = MockTeamChat::new();
         chat.expect_post().times(1).returning(|_, _| Ok(()));
         let tally = jobs(store, chat, datetime!(2026-11-23 14:00 UTC)).check_compliance().await.unwrap();

@@ -13,6 +13,8 @@ pub use announcements::{
 pub use expected::{Missing, Slot, day_slots, expected_reports, missing_reports};
 pub use heroes::top_heroes;
 pub use jobs::{ComplianceWeek, NudgeJobs, NudgeTally, WeekCompliance};
-pub use ports::{AnnouncementStore, FilingScope, Filings, NudgeKey, NudgeLocation, NudgeStore, PendingPush, UserPush};
+pub use ports::{
+    AnnouncementStore, FilingScope, Filings, Mvp, NudgeKey, NudgeLocation, NudgeStore, PendingPush, UserPush,
+};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAnnouncementStore, MockNudgeStore, MockUserPush};

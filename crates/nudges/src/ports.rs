@@ -27,6 +27,15 @@ pub struct NudgeKey {
     pub period: String,
 }
 
+/// A location's most valuable people of a week: the most mentioned heroes of its shift reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mvp {
+    pub location: LocationId,
+    pub week_start: Date,
+    pub names: Vec<String>,
+    pub mentions: u32,
+}
+
 /// What a location was scheduled for and filed on the dates of its scope.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filings {
@@ -57,15 +66,8 @@ pub trait NudgeStore: Send + Sync {
     /// Whether each nudge was recorded before, in the order asked, in one round trip.
     async fn nudged_before(&self, nudges: &[NudgeKey]) -> Result<Vec<bool>, StoreError>;
     /// Records a nudge; `false` when this (kind, target, period) was nudged before.
-    async fn record_nudge(
-        &self,
-        kind: &str,
-        target: &str,
-        period: &str,
-        team: &TeamId,
-        at: OffsetDateTime,
-    ) -> Result<bool, StoreError>;
-    async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError>;
+    async fn record_nudge(&self, nudge: &NudgeKey, team: &TeamId, at: OffsetDateTime) -> Result<bool, StoreError>;
+    async fn nudge_delivered(&self, nudge: &NudgeKey) -> Result<(), StoreError>;
     /// Stores each location's week of filing (one row per location and week, replaced when computed
     /// again), in one statement.
     async fn save_compliance(&self, weeks: &[WeekCompliance], at: OffsetDateTime) -> Result<(), StoreError>;
@@ -73,14 +75,7 @@ pub trait NudgeStore: Send + Sync {
     /// whatever the number of locations; a location with none has no entry.
     async fn hero_mentions(&self, scopes: &[FilingScope]) -> Result<HashMap<LocationId, Vec<String>>, StoreError>;
     /// Records the week's MVP message; `false` when it exists already.
-    async fn record_mvp(
-        &self,
-        location: LocationId,
-        week_start: Date,
-        names: Vec<String>,
-        mentions: u32,
-        at: OffsetDateTime,
-    ) -> Result<bool, StoreError>;
+    async fn record_mvp(&self, mvp: &Mvp, at: OffsetDateTime) -> Result<bool, StoreError>;
     async fn mvp_posted(&self, location: LocationId, week_start: Date) -> Result<(), StoreError>;
 }
 
@@ -103,12 +98,11 @@ pub trait AnnouncementStore: Send + Sync {
     /// clock: an instance whose clock runs ahead must not take a push another is still sending.
     async fn claim_pushes(&self, lease: std::time::Duration, limit: u32) -> Result<Vec<PendingPush>, StoreError>;
     /// The push reached the member's devices (`devices` accepted it): it is never sent again.
-    async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError>;
+    async fn push_delivered(&self, push: &PendingPush, devices: u32) -> Result<(), StoreError>;
     /// The push failed: it is tried again at `retry_at`, or given up (`None`).
     async fn push_failed(
         &self,
-        announcement: Uuid,
-        user: &UserId,
+        push: &PendingPush,
         retry_at: Option<OffsetDateTime>,
         error: &str,
     ) -> Result<(), StoreError>;

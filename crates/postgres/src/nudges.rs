@@ -7,8 +7,8 @@ use diesel::sql_types::{Array, Bool, Date as SqlDate, Int4, Nullable, Text, Time
 use diesel_async::RunQueryDsl;
 use opsd_core::{LocationId, PageRequest, StoreError, TeamId, UserId};
 use opsd_nudges::{
-    Announcement, AnnouncementKey, AnnouncementStore, FilingScope, Filings, NewAnnouncement, NudgeKey, NudgeLocation,
-    NudgeStore, PendingPush, WeekCompliance,
+    Announcement, AnnouncementKey, AnnouncementStore, FilingScope, Filings, Mvp, NewAnnouncement, NudgeKey,
+    NudgeLocation, NudgeStore, PendingPush, WeekCompliance,
 };
 use opsd_reports::ReportShift;
 use time::{Date, OffsetDateTime};
@@ -171,21 +171,14 @@ impl NudgeStore for PgNudgeStore {
         Ok(rows.into_iter().map(|row| row.nudged).collect())
     }
 
-    async fn record_nudge(
-        &self,
-        kind: &str,
-        target: &str,
-        period: &str,
-        team: &TeamId,
-        at: OffsetDateTime,
-    ) -> Result<bool, StoreError> {
+    async fn record_nudge(&self, nudge: &NudgeKey, team: &TeamId, at: OffsetDateTime) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
         let inserted = prepared(
             "INSERT INTO nudges (kind, target, period, team_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
         )
-        .bind::<Text, _>(kind)
-        .bind::<Text, _>(target)
-        .bind::<Text, _>(period)
+        .bind::<Text, _>(nudge.kind)
+        .bind::<Text, _>(&nudge.target)
+        .bind::<Text, _>(&nudge.period)
         .bind::<Text, _>(team.as_str())
         .bind::<Timestamptz, _>(at)
         .execute(&mut conn)
@@ -194,12 +187,12 @@ impl NudgeStore for PgNudgeStore {
         Ok(inserted == 1)
     }
 
-    async fn nudge_delivered(&self, kind: &str, target: &str, period: &str) -> Result<(), StoreError> {
+    async fn nudge_delivered(&self, nudge: &NudgeKey) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
         prepared("UPDATE nudges SET delivered = true WHERE kind = $1 AND target = $2 AND period = $3")
-            .bind::<Text, _>(kind)
-            .bind::<Text, _>(target)
-            .bind::<Text, _>(period)
+            .bind::<Text, _>(nudge.kind)
+            .bind::<Text, _>(&nudge.target)
+            .bind::<Text, _>(&nudge.period)
             .execute(&mut conn)
             .await
             .map_err(store_error)?;
@@ -268,23 +261,16 @@ impl NudgeStore for PgNudgeStore {
         Ok(mentions)
     }
 
-    async fn record_mvp(
-        &self,
-        location: LocationId,
-        week_start: Date,
-        names: Vec<String>,
-        mentions: u32,
-        at: OffsetDateTime,
-    ) -> Result<bool, StoreError> {
+    async fn record_mvp(&self, mvp: &Mvp, at: OffsetDateTime) -> Result<bool, StoreError> {
         let mut conn = self.db.conn().await?;
         let inserted: Option<Inserted> = prepared(
             "INSERT INTO mvp_awards (location_id, week_start, names, mentions, created_at) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT DO NOTHING RETURNING true AS inserted",
         )
-        .bind::<SqlUuid, _>(location.0)
-        .bind::<SqlDate, _>(week_start)
-        .bind::<Array<Text>, _>(names)
-        .bind::<Int4, _>(mentions as i32)
+        .bind::<SqlUuid, _>(mvp.location.0)
+        .bind::<SqlDate, _>(mvp.week_start)
+        .bind::<Array<Text>, _>(&mvp.names)
+        .bind::<Int4, _>(mvp.mentions as i32)
         .bind::<Timestamptz, _>(at)
         .get_result(&mut conn)
         .await
@@ -462,14 +448,14 @@ impl AnnouncementStore for PgAnnouncementStore {
             .collect())
     }
 
-    async fn push_delivered(&self, announcement: Uuid, user: &UserId, devices: u32) -> Result<(), StoreError> {
+    async fn push_delivered(&self, push: &PendingPush, devices: u32) -> Result<(), StoreError> {
         let mut conn = self.db.conn().await?;
         prepared(
             "UPDATE announcement_pushes SET state = 'done', devices = $3, last_error = NULL \
              WHERE announcement_id = $1 AND user_id = $2",
         )
-        .bind::<SqlUuid, _>(announcement)
-        .bind::<Text, _>(user.as_str())
+        .bind::<SqlUuid, _>(push.announcement_id)
+        .bind::<Text, _>(push.user_id.as_str())
         .bind::<diesel::sql_types::Integer, _>(i32::try_from(devices).unwrap_or(i32::MAX))
         .execute(&mut conn)
         .await
@@ -479,8 +465,7 @@ impl AnnouncementStore for PgAnnouncementStore {
 
     async fn push_failed(
         &self,
-        announcement: Uuid,
-        user: &UserId,
+        push: &PendingPush,
         retry_at: Option<OffsetDateTime>,
         error: &str,
     ) -> Result<(), StoreError> {
@@ -491,8 +476,8 @@ impl AnnouncementStore for PgAnnouncementStore {
                available_at = COALESCE($4, available_at) \
              WHERE announcement_id = $1 AND user_id = $2",
         )
-        .bind::<SqlUuid, _>(announcement)
-        .bind::<Text, _>(user.as_str())
+        .bind::<SqlUuid, _>(push.announcement_id)
+        .bind::<Text, _>(push.user_id.as_str())
         .bind::<Text, _>(error)
         .bind::<Nullable<Timestamptz>, _>(retry_at)
         .execute(&mut conn)

@@ -131,7 +131,7 @@ async fn which_nudges_were_sent_before_is_one_round_trip_in_the_order_asked() {
         };
         let at = datetime!(2026-11-23 14:00 UTC);
         let team = opsd_core::TeamId::new("org_1");
-        assert!(store.record_nudge("compliance_staff", "loc_2", "2026-11-14", &team, at).await.unwrap());
+        assert!(store.record_nudge(&key("compliance_staff", "loc_2", "2026-11-14"), &team, at).await.unwrap());
         // The first call prepares the statement.
         store.nudged_before(&[key("compliance_staff", "loc_0", "2026-11-14")]).await.unwrap();
         counter.reset();
