@@ -5,7 +5,7 @@ use opsd_core::{Clock, StoreError};
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::ports::{BatchOutcome, ExpiryStore, SweepKey};
+use crate::ports::{BatchOutcome, ExpiryCall, ExpiryStore, SweepKey};
 
 /// Reservations per claim.
 pub const BATCH_SIZE: u32 = 100;
@@ -95,10 +95,9 @@ impl ExpirySweep {
         let mut calls = Vec::new();
         let mut left = max_batches;
         while left > 0 {
-            let call = self
-                .store
-                .expire_batches(self.clock.now(), BATCH_SIZE, left.min(BATCHES_PER_CALL), after, until)
-                .await?;
+            let max_batches = left.min(BATCHES_PER_CALL);
+            let call = ExpiryCall { now: self.clock.now(), limit: BATCH_SIZE, max_batches, after, until };
+            let call = self.store.expire_batches(call).await?;
             after = call.last;
             left = left.saturating_sub(call.batches.max(1));
             calls.push(call);
@@ -158,8 +157,8 @@ mod tests {
         let mut store = MockExpiryStore::new();
         store.expect_split_due().returning(|_, _| Ok(vec![]));
         let mut calls = 0;
-        store.expect_expire_batches().times(3).returning(move |_, limit, max_batches, _, _| {
-            assert_eq!((limit, max_batches), (100, BATCHES_PER_CALL));
+        store.expect_expire_batches().times(3).returning(move |call| {
+            assert_eq!((call.limit, call.max_batches), (100, BATCHES_PER_CALL));
             calls += 1;
             Ok(match calls {
                 1 => batch(100, 100),
@@ -181,9 +180,9 @@ mod tests {
         let full = BatchOutcome { batches: BATCHES_PER_CALL, ..batch(u64::from(BATCHES_PER_CALL * BATCH_SIZE), 0) };
         store
             .expect_expire_batches()
-            .withf(|_, _, max_batches, _, _| *max_batches == BATCHES_PER_CALL)
+            .withf(|call| call.max_batches == BATCHES_PER_CALL)
             .times((MAX_BATCHES / BATCHES_PER_CALL) as usize)
-            .returning(move |_, _, _, _, _| Ok(full));
+            .returning(move |_| Ok(full));
         store.expect_health().returning(|_| Ok(ExpiryHealth { reconciliation_delta: 0, oldest_due_lag_seconds: None }));
         let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
         assert_eq!(report.ignored, u64::from(MAX_BATCHES * BATCH_SIZE), "100,000 looked at, then the next run");
@@ -194,7 +193,7 @@ mod tests {
         for (delta, lag) in [(1, None), (-2, None), (0, Some(120.5))] {
             let mut store = MockExpiryStore::new();
             store.expect_split_due().returning(|_, _| Ok(vec![]));
-            store.expect_expire_batches().returning(|_, _, _, _, _| Ok(batch(0, 0)));
+            store.expect_expire_batches().returning(|_| Ok(batch(0, 0)));
             store
                 .expect_health()
                 .returning(move |_| Ok(ExpiryHealth { reconciliation_delta: delta, oldest_due_lag_seconds: lag }));
@@ -211,14 +210,14 @@ mod tests {
         // The lower range ends at the split key; the upper one starts after it and is unbounded.
         store
             .expect_expire_batches()
-            .withf(move |_, _, _, after, until| after.is_none() && *until == Some(split))
+            .withf(move |call| call.after.is_none() && call.until == Some(split))
             .times(1)
-            .returning(|_, _, _, _, _| Ok(batch(40, 39)));
+            .returning(|_| Ok(batch(40, 39)));
         store
             .expect_expire_batches()
-            .withf(move |_, _, _, after, until| *after == Some(split) && until.is_none())
+            .withf(move |call| call.after == Some(split) && call.until.is_none())
             .times(1)
-            .returning(|_, _, _, _, _| Ok(batch(60, 60)));
+            .returning(|_| Ok(batch(60, 60)));
         store.expect_health().returning(|_| Ok(ExpiryHealth { reconciliation_delta: 0, oldest_due_lag_seconds: None }));
         let report = ExpirySweep::new(Arc::new(store), clock()).run(Uuid::nil()).await.unwrap();
         assert_eq!((report.expired, report.ignored, report.accepted_events), (99, 1, 99));

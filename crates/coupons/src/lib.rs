@@ -14,9 +14,9 @@ pub use expiry::{EXPIRY_LAG_BOUND_SECONDS, ExpirySweep, SweepReport};
 pub use intake::{GuestEventIntake, IntakeError, IntakeOutcome};
 pub use model::{NewOffer, Offer, OfferId, Reservation, ReservationId, ReservationState};
 pub use ports::{
-    AlertNotifier, Backlog, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryHealth, ExpiryStore,
-    FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, QueueOverview, QueuedEvent, RedeemOutcome,
-    SweepKey,
+    AlertNotifier, Backlog, BatchOutcome, ClaimedEvent, CouponStore, EnqueueOutcome, ExpiryCall, ExpiryHealth,
+    ExpiryStore, FailedEvent, GuestAlert, GuestEventQueue, GuestEventStore, HoldOutcome, QueueOverview, QueuedEvent,
+    RedeemOutcome, SweepKey,
 };
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockAlertNotifier, MockCouponStore, MockExpiryStore, MockGuestEventQueue, MockGuestEventStore};

@@ -65,6 +65,17 @@ impl BatchOutcome {
 /// A due reservation's place in the sweep's order: (due time, id).
 pub type SweepKey = (OffsetDateTime, Uuid);
 
+/// One store call of the sweep: up to `max_batches` batches of at most `limit` reservations due at
+/// `now`, with keys after `after` and up to `until`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExpiryCall {
+    pub now: OffsetDateTime,
+    pub limit: u32,
+    pub max_batches: u32,
+    pub after: Option<SweepKey>,
+    pub until: Option<SweepKey>,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ExpiryHealth {
     /// Σ held − count(active), over all offers.
@@ -76,18 +87,12 @@ pub struct ExpiryHealth {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ExpiryStore: Send + Sync {
-    /// Runs up to `max_batches` batches, each its own transaction: a batch claims at most `limit`
-    /// due active reservations with keys after the previous batch's (the first: after `after`) and
-    /// up to `until` (oldest first, `SKIP LOCKED`), expires them, releases their capacity and
-    /// queues one `reservation.expired:<id>` event each. Stops early after a batch that was not full.
-    async fn expire_batches(
-        &self,
-        now: OffsetDateTime,
-        limit: u32,
-        max_batches: u32,
-        after: Option<SweepKey>,
-        until: Option<SweepKey>,
-    ) -> Result<BatchOutcome, StoreError>;
+    /// Runs up to `call.max_batches` batches, each its own transaction: a batch claims at most
+    /// `call.limit` due active reservations with keys after the previous batch's (the first: after
+    /// `call.after`) and up to `call.until` (oldest first, `SKIP LOCKED`), expires them, releases
+    /// their capacity and queues one `reservation.expired:<id>` event each. Stops early after a
+    /// batch that was not full.
+    async fn expire_batches(&self, call: ExpiryCall) -> Result<BatchOutcome, StoreError>;
     /// At most `parts - 1` keys that split the reservations due at `now` into contiguous ranges of
     /// about equal size, in order; none when there are too few to be worth splitting.
     async fn split_due(&self, now: OffsetDateTime, parts: u32) -> Result<Vec<SweepKey>, StoreError>;

@@ -4,8 +4,8 @@ use diesel::sql_types::{BigInt, Double, Int4, Nullable, Text, Timestamptz, Uuid 
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId};
 use opsd_coupons::{
-    BatchOutcome, CouponStore, ExpiryHealth, ExpiryStore, NewOffer, Offer, OfferId, RedeemOutcome, Reservation,
-    ReservationId, ReservationState, SweepKey,
+    BatchOutcome, CouponStore, ExpiryCall, ExpiryHealth, ExpiryStore, NewOffer, Offer, OfferId, RedeemOutcome,
+    Reservation, ReservationId, ReservationState, SweepKey,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -291,22 +291,15 @@ impl PgExpiryStore {
 
     /// [`ExpiryStore::expire_batches`] on a given connection, outside any transaction block: one
     /// statement (a `CALL`) whatever the number of batches.
-    pub async fn expire_batches_on(
-        conn: &mut AsyncPgConnection,
-        now: OffsetDateTime,
-        limit: u32,
-        max_batches: u32,
-        after: Option<SweepKey>,
-        until: Option<SweepKey>,
-    ) -> Result<BatchOutcome, StoreError> {
+    pub async fn expire_batches_on(conn: &mut AsyncPgConnection, call: ExpiryCall) -> Result<BatchOutcome, StoreError> {
         let counts: BatchesCounts = prepared(EXPIRE_BATCHES)
-            .bind::<Timestamptz, _>(now)
-            .bind::<Int4, _>(limit as i32)
-            .bind::<Int4, _>(max_batches as i32)
-            .bind::<Nullable<Timestamptz>, _>(after.map(|(at, _)| at))
-            .bind::<Nullable<SqlUuid>, _>(after.map(|(_, id)| id))
-            .bind::<Nullable<Timestamptz>, _>(until.map(|(at, _)| at))
-            .bind::<Nullable<SqlUuid>, _>(until.map(|(_, id)| id))
+            .bind::<Timestamptz, _>(call.now)
+            .bind::<Int4, _>(call.limit as i32)
+            .bind::<Int4, _>(call.max_batches as i32)
+            .bind::<Nullable<Timestamptz>, _>(call.after.map(|(at, _)| at))
+            .bind::<Nullable<SqlUuid>, _>(call.after.map(|(_, id)| id))
+            .bind::<Nullable<Timestamptz>, _>(call.until.map(|(at, _)| at))
+            .bind::<Nullable<SqlUuid>, _>(call.until.map(|(_, id)| id))
             .get_result(conn)
             .await
             .map_err(store_error)?;
@@ -316,16 +309,9 @@ impl PgExpiryStore {
 
 #[async_trait]
 impl ExpiryStore for PgExpiryStore {
-    async fn expire_batches(
-        &self,
-        now: OffsetDateTime,
-        limit: u32,
-        max_batches: u32,
-        after: Option<SweepKey>,
-        until: Option<SweepKey>,
-    ) -> Result<BatchOutcome, StoreError> {
+    async fn expire_batches(&self, call: ExpiryCall) -> Result<BatchOutcome, StoreError> {
         let mut conn = self.db.conn().await?;
-        Self::expire_batches_on(&mut conn, now, limit, max_batches, after, until).await
+        Self::expire_batches_on(&mut conn, call).await
     }
 
     async fn split_due(&self, now: OffsetDateTime, parts: u32) -> Result<Vec<SweepKey>, StoreError> {

@@ -8,14 +8,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{Clock, SystemClock};
-use opsd_coupons::{ExpiryStore, ExpirySweep, SweepReport};
+use opsd_coupons::{ExpiryCall, ExpiryStore, ExpirySweep, SweepKey, SweepReport};
 use opsd_postgres::PgExpiryStore;
 use opsd_test_db::{CountQueries, TestDatabase};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 const OFFER: &str = "00000000-0000-7000-8000-0000000000f1";
 
 /// An offer holding `due` active reservations that expired a minute ago, and `later` that have not.
+/// A call of up to `max_batches` batches of 100 reservations due at `now`, after `after` and up to `until`.
+fn due(now: OffsetDateTime, max_batches: u32, after: Option<SweepKey>, until: Option<SweepKey>) -> ExpiryCall {
+    ExpiryCall { now, limit: 100, max_batches, after, until }
+}
+
 async fn seed(conn: &mut AsyncPgConnection, due: u32, later: u32) {
     conn.batch_execute(&format!(
         "INSERT INTO teams (id) VALUES ('org_1');
@@ -84,7 +90,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .get(0);
 
     let store = PgExpiryStore::new(pool(database.url(), 4));
-    let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
+    let batch = store.expire_batches(due(SystemClock.now(), 1, None, None)).await.unwrap();
     assert_eq!((batch.candidates, batch.expired), (3, 2), "the locked one is skipped, so it counts as ignored");
 
     redeemer
@@ -95,7 +101,7 @@ async fn a_reservation_locked_by_a_redeem_is_ignored_not_expired() {
         .await
         .unwrap();
     redeemer.batch_execute("UPDATE coupon_offers SET held = held - 1; COMMIT").await.unwrap();
-    let again = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
+    let again = store.expire_batches(due(SystemClock.now(), 1, None, None)).await.unwrap();
     assert_eq!((again.candidates, again.expired), (0, 0), "the redeemed one is not expired later");
     let health = store.health(SystemClock.now()).await.unwrap();
     assert_eq!(health.reconciliation_delta, 0);
@@ -129,8 +135,8 @@ async fn split_ranges_meet_without_overlap_or_gap() {
     let split = bounds[0];
 
     // The lower range stops at the split key, inclusive; the upper one continues after it.
-    let lower = store.expire_batches(now, 100, 1_000, None, Some(split)).await.unwrap();
-    let upper = store.expire_batches(now, 100, 1_000, Some(split), None).await.unwrap();
+    let lower = store.expire_batches(due(now, 1_000, None, Some(split))).await.unwrap();
+    let upper = store.expire_batches(due(now, 1_000, Some(split), None)).await.unwrap();
     assert_eq!((lower.expired, upper.expired), (1_000, 1_000));
     assert_eq!((lower.batches, upper.batches), (11, 11), "ten full batches and an empty one each");
     assert_eq!(count(&mut conn, "SELECT count(*) AS n FROM coupon_reservations WHERE state = 'active'").await, 5);
@@ -158,11 +164,11 @@ async fn one_statement_runs_many_batches_each_its_own_transaction() {
     sweeper.set_instrumentation(CountQueries(queries.clone()));
     let now = SystemClock.now();
 
-    let first = PgExpiryStore::expire_batches_on(&mut sweeper, now, 100, 15, None, None).await.unwrap();
+    let first = PgExpiryStore::expire_batches_on(&mut sweeper, due(now, 15, None, None)).await.unwrap();
     assert_eq!(queries.load(Ordering::SeqCst), 1, "fifteen batches, one statement");
     assert_eq!((first.batches, first.candidates, first.expired, first.accepted_events), (15, 1_500, 1_500, 1_500));
     assert!(first.all_full(100));
-    let rest = PgExpiryStore::expire_batches_on(&mut sweeper, now, 100, 15, first.last, None).await.unwrap();
+    let rest = PgExpiryStore::expire_batches_on(&mut sweeper, due(now, 15, first.last, None)).await.unwrap();
     assert_eq!(queries.load(Ordering::SeqCst), 2);
     assert_eq!((rest.batches, rest.expired), (6, 550), "it stops after the first batch that is not full");
     assert!(!rest.all_full(100));
@@ -205,7 +211,7 @@ async fn a_batch_releases_each_offer_by_its_own_count_in_the_same_transaction() 
     seed_offers(&mut conn, 3, 60).await;
     let store = PgExpiryStore::new(pool(database.url(), 4));
 
-    let batch = store.expire_batches(SystemClock.now(), 100, 1, None, None).await.unwrap();
+    let batch = store.expire_batches(due(SystemClock.now(), 1, None, None)).await.unwrap();
     assert_eq!((batch.batches, batch.expired, batch.accepted_events), (1, 70, 70));
     let held =
         count(&mut conn, &format!("SELECT sum(held)::bigint AS n FROM coupon_offers WHERE id <> '{OFFER}'")).await;
