@@ -2,6 +2,7 @@
 //! the week planner's inputs and replaced as a whole.
 
 use diesel::QueryableByName;
+use diesel::pg::Pg;
 use diesel::sql_types::{Int4, Text, Uuid as SqlUuid};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use opsd_core::{Department, LocationId, StoreError};
@@ -25,18 +26,29 @@ struct ShiftTimeRow {
     minutes: i32,
 }
 
+/// The rows of a planning table that `sql` selects for `location` (its one parameter).
+pub(crate) async fn location_rows<R>(
+    conn: &mut AsyncPgConnection,
+    sql: &'static str,
+    location: LocationId,
+) -> Result<Vec<R>, StoreError>
+where
+    R: QueryableByName<Pg> + Send + 'static,
+{
+    prepared(sql).bind::<SqlUuid, _>(location.0).load(conn).await.map_err(store_error)
+}
+
 pub(crate) async fn location_shift_times(
     conn: &mut AsyncPgConnection,
     location: LocationId,
 ) -> Result<Vec<ShiftTemplate>, StoreError> {
-    let rows: Vec<ShiftTimeRow> = prepared(
+    let rows: Vec<ShiftTimeRow> = location_rows(
+        conn,
         "SELECT department, block, start_minute, minutes FROM planning_shift_times WHERE location_id = $1 \
          ORDER BY department, block",
+        location,
     )
-    .bind::<SqlUuid, _>(location.0)
-    .load(conn)
-    .await
-    .map_err(store_error)?;
+    .await?;
     rows.into_iter()
         .map(|row| {
             let start = u32::try_from(row.start_minute).ok().filter(|m| *m < 24 * 60);

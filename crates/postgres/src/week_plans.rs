@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::error::corrupt;
 use crate::prepared::prepared;
-use crate::shift_times::{location_shift_times, replace_shift_times};
+use crate::shift_times::{location_rows, location_shift_times, replace_shift_times};
 use crate::{Db, store_error};
 
 pub struct PgWeekPlanStore {
@@ -390,14 +390,13 @@ async fn location_availability(
     conn: &mut AsyncPgConnection,
     location: LocationId,
 ) -> Result<Vec<Availability>, StoreError> {
-    let rows: Vec<AvailabilityRow> = prepared(
+    let rows: Vec<AvailabilityRow> = location_rows(
+        conn,
         "SELECT employee_key, unavailable_weekdays, unavailable_dates, preferred_blocks, max_weekly_minutes \
          FROM planning_availability WHERE location_id = $1 ORDER BY employee_key",
+        location,
     )
-    .bind::<SqlUuid, _>(location.0)
-    .load(conn)
-    .await
-    .map_err(store_error)?;
+    .await?;
     rows.into_iter()
         .map(|row| {
             Ok(Availability {
