@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use opsd_core::{Caller, Clock, Limited, RateLimiter, TeamId, ValidationErrors};
+use opsd_core::{Caller, Clock, Limited, RateLimiter, RatePolicy, TeamId, ValidationErrors};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -92,7 +92,7 @@ impl AssistantService {
         let key = format!("assistant:{}", caller.user_id);
         let quota = self
             .limiter
-            .hit("assistant", &key, self.limits.per_user_per_minute, self.clock.now())
+            .hit(RatePolicy { name: "assistant", per_minute: self.limits.per_user_per_minute }, &key, self.clock.now())
             .await?
             .map_err(ChatError::RateLimited)?;
         Ok(Limited { value: self.converse(caller, team, conversation).await, quota })
@@ -327,7 +327,9 @@ mod tests {
 
     fn allow_all() -> MockRateLimiter {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|policy, _, limit, _| Ok(Ok(Quota::per_minute(policy, limit, limit - 1, 60))));
+        limiter.expect_hit().returning(|policy, _, _| {
+            Ok(Ok(Quota::per_minute(policy.name, policy.per_minute, policy.per_minute - 1, 60)))
+        });
         limiter
     }
 
@@ -555,9 +557,10 @@ mod tests {
         let mut limiter = MockRateLimiter::new();
         limiter
             .expect_hit()
-            .withf(|policy, key, limit, _| policy == "assistant" && key == "assistant:user_1" && *limit == 20)
-            .returning(|policy, _, limit, _| {
-                Ok(Err(RateLimited { retry_after_seconds: 12, quota: Quota::per_minute(policy, limit, 0, 12) }))
+            .withf(|policy, key, _| policy.name == "assistant" && key == "assistant:user_1" && policy.per_minute == 20)
+            .returning(|policy, _, _| {
+                let quota = Quota::per_minute(policy.name, policy.per_minute, 0, 12);
+                Ok(Err(RateLimited { retry_after_seconds: 12, quota }))
             });
         let mut threads = MockThreadStore::new();
         threads.expect_create().never();

@@ -52,7 +52,7 @@ pub use department::Department;
 mod rate_limit;
 #[cfg(any(test, feature = "mock"))]
 pub use rate_limit::MockRateLimiter;
-pub use rate_limit::{Limited, Quota, RATE_LIMIT_WINDOW_SECONDS, RateLimited, RateLimiter};
+pub use rate_limit::{Admission, Limited, Quota, RATE_LIMIT_WINDOW_SECONDS, RateLimited, RateLimiter, RatePolicy};
 
 mod chat;
 #[cfg(any(test, feature = "mock"))]

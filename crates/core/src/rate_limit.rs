@@ -37,6 +37,17 @@ pub struct Limited<T> {
     pub quota: Quota,
 }
 
+/// A named limit of calls a minute per key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RatePolicy {
+    /// As the RateLimit header fields name it.
+    pub name: &'static str,
+    pub per_minute: u32,
+}
+
+/// A call counted (where the key stands now) or refused (and when the next would pass).
+pub type Admission = Result<Quota, RateLimited>;
+
 /// The window every limit counts over.
 pub const RATE_LIMIT_WINDOW_SECONDS: u32 = 60;
 
@@ -46,13 +57,7 @@ pub const RATE_LIMIT_WINDOW_SECONDS: u32 = 60;
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait RateLimiter: Send + Sync {
-    /// Counts one call of `policy` for `key`, or refuses it when the key made `limit` calls in the
-    /// 60 s before `now`; either way says where the key stands.
-    async fn hit(
-        &self,
-        policy: &'static str,
-        key: &str,
-        limit: u32,
-        now: OffsetDateTime,
-    ) -> Result<Result<Quota, RateLimited>, StoreError>;
+    /// Counts one call of `policy` for `key`, or refuses it when the key made the policy's calls
+    /// a minute in the 60 s before `now`; either way says where the key stands.
+    async fn hit(&self, policy: RatePolicy, key: &str, now: OffsetDateTime) -> Result<Admission, StoreError>;
 }

@@ -2,7 +2,9 @@ use async_trait::async_trait;
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
-use opsd_core::{Quota, RATE_LIMIT_WINDOW_SECONDS, RateLimited, RateLimiter, StoreError, TeamId, UserId};
+use opsd_core::{
+    Admission, Quota, RATE_LIMIT_WINDOW_SECONDS, RateLimited, RateLimiter, RatePolicy, StoreError, TeamId, UserId,
+};
 use opsd_push::{MemberDirectory, StoredSubscription, Subscription, SubscriptionStore};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -180,13 +182,7 @@ impl PgRateLimiter {
 
 #[async_trait]
 impl RateLimiter for PgRateLimiter {
-    async fn hit(
-        &self,
-        policy: &'static str,
-        key: &str,
-        limit: u32,
-        now: OffsetDateTime,
-    ) -> Result<Result<Quota, RateLimited>, StoreError> {
+    async fn hit(&self, policy: RatePolicy, key: &str, now: OffsetDateTime) -> Result<Admission, StoreError> {
         #[derive(QueryableByName)]
         struct Taken {
             #[diesel(sql_type = Int4)]
@@ -200,15 +196,15 @@ impl RateLimiter for PgRateLimiter {
         let taken: Taken =
             prepared("SELECT wait, remaining, reset FROM rate_limit_take($1, $2, make_interval(secs => $3), $4)")
                 .bind::<Text, _>(key)
-                .bind::<Int4, _>(i32::try_from(limit).unwrap_or(i32::MAX))
+                .bind::<Int4, _>(i32::try_from(policy.per_minute).unwrap_or(i32::MAX))
                 .bind::<diesel::sql_types::Double, _>(f64::from(RATE_LIMIT_WINDOW_SECONDS))
                 .bind::<Timestamptz, _>(now)
                 .get_result(&mut conn)
                 .await
                 .map_err(store_error)?;
         let quota = Quota::per_minute(
-            policy,
-            limit,
+            policy.name,
+            policy.per_minute,
             u32::try_from(taken.remaining).unwrap_or(0),
             u64::try_from(taken.reset).unwrap_or(0),
         );

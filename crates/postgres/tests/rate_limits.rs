@@ -5,10 +5,13 @@ use support::pool;
 
 use std::sync::Arc;
 
-use opsd_core::RateLimiter;
+use opsd_core::{RateLimiter, RatePolicy};
 use opsd_postgres::PgRateLimiter;
 use opsd_test_db::TestDatabase;
 use time::OffsetDateTime;
+
+const TEN: RatePolicy = RatePolicy { name: "test", per_minute: 10 };
+const TWENTY: RatePolicy = RatePolicy { name: "test", per_minute: 20 };
 
 fn limiter(url: &str) -> PgRateLimiter {
     PgRateLimiter::new(pool(url, 8))
@@ -22,18 +25,18 @@ async fn at_most_the_limit_in_any_minute_even_across_a_minute_edge() {
     let at = |seconds: f64| edge + time::Duration::seconds_f64(seconds);
     // Ten calls in the last two seconds of one minute...
     for i in 0..10 {
-        let quota = limiter.hit("test", "k", 10, at(-2.0 + f64::from(i) * 0.1)).await.unwrap().unwrap();
+        let quota = limiter.hit(TEN, "k", at(-2.0 + f64::from(i) * 0.1)).await.unwrap().unwrap();
         assert_eq!((quota.limit, quota.window_seconds, quota.remaining), (10, 60, 9 - i), "each call takes one");
         assert_eq!(quota.reset_seconds, 60, "the first call leaves the window within the minute");
     }
     // ...leave no room in the first seconds of the next (a fixed window would admit ten more).
-    let refused = limiter.hit("test", "k", 10, at(1.0)).await.unwrap().unwrap_err();
+    let refused = limiter.hit(TEN, "k", at(1.0)).await.unwrap().unwrap_err();
     assert_eq!(refused.retry_after_seconds, 57, "until the oldest call is a minute old");
     assert_eq!((refused.quota.remaining, refused.quota.policy), (0, "test"));
-    assert!(limiter.hit("test", "k", 10, at(57.9)).await.unwrap().is_err());
-    let quota = limiter.hit("test", "k", 10, at(58.05)).await.unwrap().expect("the oldest left the window");
+    assert!(limiter.hit(TEN, "k", at(57.9)).await.unwrap().is_err());
+    let quota = limiter.hit(TEN, "k", at(58.05)).await.unwrap().expect("the oldest left the window");
     assert_eq!(quota.remaining, 0, "its place is taken at once");
-    let other = limiter.hit("test", "other", 10, at(1.0)).await.unwrap().expect("keys are counted apart");
+    let other = limiter.hit(TEN, "other", at(1.0)).await.unwrap().expect("keys are counted apart");
     assert_eq!((other.remaining, other.reset_seconds), (9, 60));
 }
 
@@ -44,7 +47,7 @@ async fn racing_callers_on_several_connections_share_the_limit() {
     let now = OffsetDateTime::now_utc();
     let calls = (0..30).map(|_| {
         let limiter = limiter.clone();
-        tokio::spawn(async move { limiter.hit("test", "shared", 10, now).await.unwrap().is_ok() })
+        tokio::spawn(async move { limiter.hit(TEN, "shared", now).await.unwrap().is_ok() })
     });
     let admitted = futures::future::join_all(calls).await.into_iter().filter(|r| *r.as_ref().unwrap()).count();
     assert_eq!(admitted, 10);
@@ -57,9 +60,9 @@ async fn a_key_keeps_one_row_holding_only_the_calls_of_its_last_window() {
     let start = OffsetDateTime::from_unix_timestamp(1_795_348_800).unwrap();
     // Three minutes of a call every two seconds, each refused call included.
     for i in 0..90 {
-        limiter.hit("test", "busy", 20, start + time::Duration::seconds(2 * i)).await.unwrap().ok();
+        limiter.hit(TWENTY, "busy", start + time::Duration::seconds(2 * i)).await.unwrap().ok();
     }
-    limiter.hit("test", "quiet", 20, start + time::Duration::seconds(178)).await.unwrap().unwrap();
+    limiter.hit(TWENTY, "quiet", start + time::Duration::seconds(178)).await.unwrap().unwrap();
     let (client, connection) = tokio_postgres::connect(database.url(), tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
     let last_call = start.unix_timestamp() + 178;

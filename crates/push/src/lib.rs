@@ -10,4 +10,4 @@ pub use opsd_core::MockRateLimiter;
 pub use ports::{DeliveryResult, MemberDirectory, PushSender, RateLimited, RateLimiter, SubscriptionStore};
 #[cfg(any(test, feature = "mock"))]
 pub use ports::{MockMemberDirectory, MockPushSender, MockSubscriptionStore};
-pub use service::{PushError, PushRefusal, PushService, SEND_LIMIT_PER_MINUTE, SUBSCRIBE_LIMIT_PER_MINUTE};
+pub use service::{PushError, PushRefusal, PushService, SEND_LIMIT, SUBSCRIBE_LIMIT};

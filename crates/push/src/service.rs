@@ -1,13 +1,13 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use opsd_core::{Caller, Clock, Limited, OutboundUrlPolicy, Quota, StoreError, UserId, ValidationErrors};
+use opsd_core::{Caller, Clock, Limited, OutboundUrlPolicy, Quota, RatePolicy, StoreError, UserId, ValidationErrors};
 
 use crate::model::{Message, SendSummary, Subscription};
 use crate::ports::{DeliveryResult, MemberDirectory, PushSender, RateLimiter, SubscriptionStore};
 
-pub const SUBSCRIBE_LIMIT_PER_MINUTE: u32 = 30;
-pub const SEND_LIMIT_PER_MINUTE: u32 = 10;
+pub const SUBSCRIBE_LIMIT: RatePolicy = RatePolicy { name: "push-subscribe", per_minute: 30 };
+pub const SEND_LIMIT: RatePolicy = RatePolicy { name: "push-send", per_minute: 10 };
 /// Deliveries in flight at once for one send.
 const CONCURRENT_DELIVERIES: usize = 16;
 
@@ -33,9 +33,9 @@ pub struct PushService {
 
 impl PushService {
     /// Counts the call against the user's limit of `policy`; a refusal is the error.
-    async fn limit(&self, user: &UserId, policy: &'static str, limit: u32) -> Result<Quota, PushError> {
-        let key = format!("{policy}:{user}");
-        self.limiter.hit(policy, &key, limit, self.clock.now()).await?.map_err(PushError::RateLimited)
+    async fn limit(&self, user: &UserId, policy: RatePolicy) -> Result<Quota, PushError> {
+        let key = format!("{}:{user}", policy.name);
+        self.limiter.hit(policy, &key, self.clock.now()).await?.map_err(PushError::RateLimited)
     }
 
     /// Takes the body's parse result, so a caller past the limit is refused before the body is judged.
@@ -45,7 +45,7 @@ impl PushService {
         caller: &Caller,
         subscription: Result<Subscription, ValidationErrors>,
     ) -> Result<Limited<Result<(), PushError>>, PushError> {
-        let quota = self.limit(&caller.user_id, "push-subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
+        let quota = self.limit(&caller.user_id, SUBSCRIBE_LIMIT).await?;
         let value = async {
             let subscription = subscription?;
             self.urls
@@ -64,7 +64,7 @@ impl PushService {
         caller: &Caller,
         endpoint: &str,
     ) -> Result<Limited<Result<bool, PushError>>, PushError> {
-        let quota = self.limit(&caller.user_id, "push-subscribe", SUBSCRIBE_LIMIT_PER_MINUTE).await?;
+        let quota = self.limit(&caller.user_id, SUBSCRIBE_LIMIT).await?;
         let value = self.subscriptions.delete(&caller.user_id, endpoint).await.map_err(PushError::from);
         Ok(Limited { value, quota })
     }
@@ -79,7 +79,7 @@ impl PushService {
         if !self.sender.is_configured() {
             return Err(PushError::Domain(PushRefusal::NotConfigured));
         }
-        let quota = self.limit(&caller.user_id, "push-send", SEND_LIMIT_PER_MINUTE).await?;
+        let quota = self.limit(&caller.user_id, SEND_LIMIT).await?;
         let value = async {
             let Message { notification, target } = message?;
             let target = match target {
@@ -192,7 +192,9 @@ mod tests {
 
     fn allow_all() -> MockRateLimiter {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|policy, _, limit, _| Ok(Ok(Quota::per_minute(policy, limit, limit - 1, 60))));
+        limiter.expect_hit().returning(|policy, _, _| {
+            Ok(Ok(Quota::per_minute(policy.name, policy.per_minute, policy.per_minute - 1, 60)))
+        });
         limiter
     }
 
@@ -316,9 +318,12 @@ mod tests {
     #[tokio::test]
     async fn an_exhausted_limit_refuses_before_any_work() {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|policy, _, limit, _| {
-            assert_eq!((policy, limit), ("push-send", SEND_LIMIT_PER_MINUTE));
-            Ok(Err(RateLimited { retry_after_seconds: 42, quota: Quota::per_minute(policy, limit, 0, 42) }))
+        limiter.expect_hit().returning(|policy, _, _| {
+            assert_eq!(policy, SEND_LIMIT);
+            Ok(Err(RateLimited {
+                retry_after_seconds: 42,
+                quota: Quota::per_minute(policy.name, policy.per_minute, 0, 42),
+            }))
         });
         let mut subscriptions = MockSubscriptionStore::new();
         subscriptions.expect_of_user().never();
