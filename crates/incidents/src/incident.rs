@@ -153,6 +153,14 @@ pub struct Comment {
     pub created_at: OffsetDateTime,
 }
 
+/// A status a user sets: it appends a history row when it changes the incident's status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusUpdate {
+    pub status: Status,
+    pub by: UserId,
+    pub at: OffsetDateTime,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatusChange {
     pub from: Status,

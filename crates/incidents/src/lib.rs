@@ -10,7 +10,7 @@ pub use contact::{Contact, ContactId, ContactKey, NewContact};
 pub use cursor::Cursor;
 pub use incident::{
     Comment, ContactChoice, Incident, IncidentDetail, IncidentId, IncidentNotes, IncidentType, MediaUrls, NewIncident,
-    Severity, Status, StatusChange,
+    Severity, Status, StatusChange, StatusUpdate,
 };
 pub use ports::{ContactStore, CreateIncidentError, IncidentFilter, IncidentStore};
 #[cfg(any(test, feature = "mock"))]

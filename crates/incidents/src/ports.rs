@@ -4,7 +4,7 @@ use time::OffsetDateTime;
 
 use crate::contact::{Contact, ContactId, ContactKey, NewContact};
 use crate::cursor::Cursor;
-use crate::incident::{Comment, Incident, IncidentDetail, IncidentId, NewIncident, Status};
+use crate::incident::{Comment, Incident, IncidentDetail, IncidentId, NewIncident, Status, StatusUpdate};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CreateIncidentError {
@@ -48,9 +48,7 @@ pub trait IncidentStore: Send + Sync {
         &self,
         team: &TeamId,
         incident: IncidentId,
-        status: Status,
-        by: &UserId,
-        at: OffsetDateTime,
+        update: &StatusUpdate,
     ) -> Result<Option<Incident>, StoreError>;
     /// Newest first, after `after`, at most `limit`.
     async fn list(

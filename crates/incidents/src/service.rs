@@ -5,7 +5,9 @@ use time::Duration;
 
 use crate::contact::{Contact, ContactId, ContactKey, NewContact};
 use crate::cursor::Cursor;
-use crate::incident::{Comment, Incident, IncidentDetail, IncidentId, IncidentNotes, NewIncident, Status};
+use crate::incident::{
+    Comment, Incident, IncidentDetail, IncidentId, IncidentNotes, NewIncident, Status, StatusUpdate,
+};
 use crate::ports::{ContactStore, CreateIncidentError, IncidentFilter, IncidentStore};
 
 pub type IncidentError = opsd_core::ServiceError;
@@ -71,10 +73,8 @@ impl IncidentService {
         status: Status,
     ) -> Result<Incident, IncidentError> {
         let team = caller.team_id()?;
-        self.incidents
-            .change_status(team, incident, status, &caller.user_id, self.clock.now())
-            .await?
-            .ok_or(IncidentError::NotFound)
+        let update = StatusUpdate { status, by: caller.user_id.clone(), at: self.clock.now() };
+        self.incidents.change_status(team, incident, &update).await?.ok_or(IncidentError::NotFound)
     }
 
     pub async fn list(&self, caller: &Caller, query: ListIncidents) -> Result<Page<Incident>, IncidentError> {
@@ -227,7 +227,7 @@ mod tests {
     #[tokio::test]
     async fn another_teams_incident_is_not_found() {
         let mut incidents = MockIncidentStore::new();
-        incidents.expect_change_status().returning(|_, _, _, _, _| Ok(None));
+        incidents.expect_change_status().returning(|_, _, _| Ok(None));
         let error = service(incidents, MockContactStore::new())
             .change_status(&caller(Role::Member), IncidentId(Uuid::nil()), Status::Resolved)
             .await;

@@ -5,7 +5,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use opsd_core::{LocationId, StoreError, TeamId, UserId};
 use opsd_incidents::{
     Comment, ContactChoice, ContactId, CreateIncidentError, Cursor, Incident, IncidentDetail, IncidentFilter,
-    IncidentId, IncidentStore, IncidentType, NewIncident, Severity, Status, StatusChange,
+    IncidentId, IncidentStore, IncidentType, NewIncident, Severity, Status, StatusChange, StatusUpdate,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -121,16 +121,14 @@ impl PgIncidentStore {
         conn: &mut AsyncPgConnection,
         team: &TeamId,
         incident: IncidentId,
-        status: Status,
-        by: &UserId,
-        at: OffsetDateTime,
+        update: &StatusUpdate,
     ) -> Result<Option<Incident>, StoreError> {
         let row: Option<IncidentRow> = prepared(CHANGE_STATUS)
             .bind::<diesel::sql_types::Uuid, _>(incident.0)
             .bind::<Text, _>(team.as_str())
-            .bind::<Text, _>(status.as_str())
-            .bind::<Text, _>(by.as_str())
-            .bind::<Timestamptz, _>(at)
+            .bind::<Text, _>(update.status.as_str())
+            .bind::<Text, _>(update.by.as_str())
+            .bind::<Timestamptz, _>(update.at)
             .bind::<diesel::sql_types::Uuid, _>(Uuid::now_v7())
             .get_result(conn)
             .await
@@ -246,12 +244,10 @@ impl IncidentStore for PgIncidentStore {
         &self,
         team: &TeamId,
         incident: IncidentId,
-        status: Status,
-        by: &UserId,
-        at: OffsetDateTime,
+        update: &StatusUpdate,
     ) -> Result<Option<Incident>, StoreError> {
         let mut conn = self.db.conn().await?;
-        Self::change_status_on(&mut conn, team, incident, status, by, at).await
+        Self::change_status_on(&mut conn, team, incident, update).await
     }
 
     async fn list(

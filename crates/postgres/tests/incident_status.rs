@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use opsd_core::{TeamId, UserId};
-use opsd_incidents::{IncidentId, Status};
+use opsd_incidents::{IncidentId, Status, StatusUpdate};
 use opsd_postgres::PgIncidentStore;
 use opsd_test_db::{CountQueries, TestDatabase};
 use time::OffsetDateTime;
@@ -53,8 +53,8 @@ async fn a_change_is_one_statement_recorded_only_when_the_status_differs() {
     let (team, user) = (TeamId::new("org_1"), UserId::new("user_2"));
     let mut change = async |team: &TeamId, status: Status| {
         queries.store(0, Ordering::SeqCst);
-        let at = OffsetDateTime::now_utc();
-        let changed = PgIncidentStore::change_status_on(&mut conn, team, incident, status, &user, at).await.unwrap();
+        let update = StatusUpdate { status, by: user.clone(), at: OffsetDateTime::now_utc() };
+        let changed = PgIncidentStore::change_status_on(&mut conn, team, incident, &update).await.unwrap();
         assert_eq!(queries.load(Ordering::SeqCst), 1, "one statement");
         changed
     };
@@ -96,18 +96,11 @@ async fn concurrent_changes_each_record_the_status_they_replaced() {
             let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
             let status = [Status::Investigating, Status::Resolved][n % 2];
             for _ in 0..10 {
-                let at = OffsetDateTime::now_utc();
-                PgIncidentStore::change_status_on(
-                    &mut conn,
-                    &TeamId::new("org_1"),
-                    incident,
-                    status,
-                    &UserId::new("u"),
-                    at,
-                )
-                .await
-                .unwrap()
-                .unwrap();
+                let update = StatusUpdate { status, by: UserId::new("u"), at: OffsetDateTime::now_utc() };
+                PgIncidentStore::change_status_on(&mut conn, &TeamId::new("org_1"), incident, &update)
+                    .await
+                    .unwrap()
+                    .unwrap();
             }
         })
     });
