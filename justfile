@@ -149,6 +149,7 @@ soak seconds="180" seed="":
 # What only needs to run before a release, kept out of CI's 50 minutes: a soak on a random seed (printed;
 # `just soak SECONDS SEED` reruns it), the rostering benchmark, and the auditable release with its SBOM.
 nightly seconds="600":
+    just fuzz-api
     just soak {{seconds}}
     just bench-roster
     just release
