@@ -18,6 +18,18 @@ trap cleanup EXIT
 git worktree add --detach --quiet "$tree" "$commit"
 echo "previous release: $version ($commit)"
 export CARGO_TARGET_DIR="$root/target"
+# Cargo names a workspace crate's artifacts by its name, version and profile, not by where its
+# sources are, and judges them fresh by the times of the files at the same relative paths: sharing
+# one target directory, each release's crates would be taken for the other's (an old binary built
+# from new crates). A profile setting of their own, which changes no behaviour, gives the previous
+# release's crates artifacts of their own; the dependencies, the same in both, still compile once.
+mkdir -p "$tree/.cargo"
+(cd "$tree" && cargo metadata --no-deps --format-version 1) | python3 -c '
+import json, sys
+for package in json.load(sys.stdin)["packages"]:
+    for profile in ("dev", "test"):
+        print("\n[profile.%s.package.%s]\ncodegen-units = 255" % (profile, package["name"]))
+' >> "$tree/.cargo/config.toml"
 
 build() {
   (cd "$tree" && cargo build --quiet --bin opsd)
