@@ -327,9 +327,7 @@ mod tests {
 
     fn allow_all() -> MockRateLimiter {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|policy, _, _| {
-            Ok(Ok(Quota::per_minute(policy.name, policy.per_minute, policy.per_minute - 1, 60)))
-        });
+        limiter.expect_hit().returning(|policy, _, _| Ok(Ok(Quota::per_minute(policy, policy.per_minute - 1, 60))));
         limiter
     }
 
@@ -559,7 +557,7 @@ mod tests {
             .expect_hit()
             .withf(|policy, key, _| policy.name == "assistant" && key == "assistant:user_1" && policy.per_minute == 20)
             .returning(|policy, _, _| {
-                let quota = Quota::per_minute(policy.name, policy.per_minute, 0, 12);
+                let quota = Quota::per_minute(policy, 0, 12);
                 Ok(Err(RateLimited { retry_after_seconds: 12, quota }))
             });
         let mut threads = MockThreadStore::new();

@@ -17,9 +17,15 @@ pub struct Quota {
 }
 
 impl Quota {
-    /// A limit of `limit` calls a minute of which `remaining` are left.
-    pub fn per_minute(policy: &'static str, limit: u32, remaining: u32, reset_seconds: u64) -> Self {
-        Self { policy, limit, window_seconds: RATE_LIMIT_WINDOW_SECONDS, remaining, reset_seconds }
+    /// Where a key stands against `policy`: `remaining` of its calls a minute left.
+    pub fn per_minute(policy: RatePolicy, remaining: u32, reset_seconds: u64) -> Self {
+        Self {
+            policy: policy.name,
+            limit: policy.per_minute,
+            window_seconds: RATE_LIMIT_WINDOW_SECONDS,
+            remaining,
+            reset_seconds,
+        }
     }
 }
 

@@ -203,8 +203,7 @@ impl RateLimiter for PgRateLimiter {
                 .await
                 .map_err(store_error)?;
         let quota = Quota::per_minute(
-            policy.name,
-            policy.per_minute,
+            policy,
             u32::try_from(taken.remaining).unwrap_or(0),
             u64::try_from(taken.reset).unwrap_or(0),
         );

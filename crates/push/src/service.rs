@@ -192,9 +192,7 @@ mod tests {
 
     fn allow_all() -> MockRateLimiter {
         let mut limiter = MockRateLimiter::new();
-        limiter.expect_hit().returning(|policy, _, _| {
-            Ok(Ok(Quota::per_minute(policy.name, policy.per_minute, policy.per_minute - 1, 60)))
-        });
+        limiter.expect_hit().returning(|policy, _, _| Ok(Ok(Quota::per_minute(policy, policy.per_minute - 1, 60))));
         limiter
     }
 
@@ -320,10 +318,7 @@ mod tests {
         let mut limiter = MockRateLimiter::new();
         limiter.expect_hit().returning(|policy, _, _| {
             assert_eq!(policy, SEND_LIMIT);
-            Ok(Err(RateLimited {
-                retry_after_seconds: 42,
-                quota: Quota::per_minute(policy.name, policy.per_minute, 0, 42),
-            }))
+            Ok(Err(RateLimited { retry_after_seconds: 42, quota: Quota::per_minute(policy, 0, 42) }))
         });
         let mut subscriptions = MockSubscriptionStore::new();
         subscriptions.expect_of_user().never();
