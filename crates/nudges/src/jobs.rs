@@ -273,7 +273,7 @@ impl NudgeJobs {
         };
         match self.chat.post(url, &text).await {
             Ok(()) => {
-                self.store.mvp_posted(location.id, mvp.week_start).await?;
+                self.store.mvp_posted(mvp.location, mvp.week_start).await?;
                 Ok(Posted::Sent)
             }
             Err(error) => {

@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use time::{Date, Duration, OffsetDateTime};
 
 use crate::ports::{ProviderPunch, PunchWindow, RoleMap, SyncLocation};
-use crate::sync::{ScheduleService, SyncReport, SyncTally, to_sync};
+use crate::sync::{ScheduleService, SyncReport, SyncTally};
 
 /// How far back a location's first sync reads, by clock-in.
 pub const FIRST_SYNC_DAYS: i64 = 56;
@@ -61,7 +61,7 @@ impl ScheduleService {
     /// Syncs each location's punches modified since its last successful sync, one transaction per
     /// location.
     pub async fn sync_punches(&self) -> Result<SyncReport, StoreError> {
-        let Some((locations, roles)) = to_sync(self.store.as_ref()).await? else { return Ok(SyncReport::default()) };
+        let Some((locations, roles)) = self.to_sync().await? else { return Ok(SyncReport::default()) };
         let synced = self.punches.synced_through().await?;
         let mut tally = SyncTally::default();
         for location in &locations {

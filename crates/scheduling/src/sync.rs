@@ -76,17 +76,26 @@ pub fn department_of(name: &str) -> Department {
 #[derive(derive_new::new)]
 pub struct ScheduleService {
     pub(crate) provider: Arc<dyn SchedulingProvider>,
-    pub(crate) store: Arc<dyn ScheduleStore>,
+    store: Arc<dyn ScheduleStore>,
     pub(crate) punches: Arc<dyn PunchStore>,
     pub(crate) cache: Arc<dyn TeamCacheInvalidation>,
     pub(crate) clock: Arc<dyn Clock>,
 }
 
 impl ScheduleService {
+    /// The locations to sync and the role mapping, or `None` when no location syncs.
+    pub(crate) async fn to_sync(&self) -> Result<Option<(Vec<SyncLocation>, RoleMap)>, StoreError> {
+        let locations = self.store.locations_to_sync().await?;
+        if locations.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((locations, self.store.role_map().await?)))
+    }
+
     /// Refreshes every syncing location's window, one transaction per location: a provider
     /// failure leaves that location as it was and makes the run `partial`.
     pub async fn sync_schedule(&self) -> Result<SyncReport, StoreError> {
-        let Some((locations, roles)) = to_sync(self.store.as_ref()).await? else { return Ok(SyncReport::default()) };
+        let Some((locations, roles)) = self.to_sync().await? else { return Ok(SyncReport::default()) };
         let users: HashMap<String, ProviderUser> = match self.provider.users().await {
             Ok(users) => users.into_iter().map(|u| (u.id.clone(), u)).collect(),
             Err(error) => {
@@ -158,15 +167,6 @@ impl LegacyScheduleView {
 }
 
 pub type ScheduleViewError = opsd_core::ServiceError;
-
-/// The locations to sync and the role mapping, or `None` when no location syncs.
-pub(crate) async fn to_sync(store: &dyn ScheduleStore) -> Result<Option<(Vec<SyncLocation>, RoleMap)>, StoreError> {
-    let locations = store.locations_to_sync().await?;
-    if locations.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some((locations, store.role_map().await?)))
-}
 
 /// A sync's running count over its locations: a provider failure leaves that location as it was
 /// and makes the run `partial` (or `failed` when every location failed). The teams whose data
