@@ -16,12 +16,12 @@ use uuid::Uuid;
 
 const OFFER: &str = "00000000-0000-7000-8000-0000000000f1";
 
-/// An offer holding `due` active reservations that expired a minute ago, and `later` that have not.
 /// A call of up to `max_batches` batches of 100 reservations due at `now`, after `after` and up to `until`.
 fn due(now: OffsetDateTime, max_batches: u32, after: Option<SweepKey>, until: Option<SweepKey>) -> ExpiryCall {
     ExpiryCall { now, limit: 100, max_batches, after, until }
 }
 
+/// An offer holding `due` active reservations that expired a minute ago, and `later` that have not.
 async fn seed(conn: &mut AsyncPgConnection, due: u32, later: u32) {
     conn.batch_execute(&format!(
         "INSERT INTO teams (id) VALUES ('org_1');
