@@ -1,6 +1,6 @@
-//! The engine around the MIP solver, as operations research does it: a construction that gives the
-//! solver one employee at a time (a feasible start, and a proof of infeasibility when an employee has
-//! no roster), the whole program for the bound, a large neighbourhood search whose moves the solver
+//! The engine around the MIP solver, as operations research does it: a construction that needs no
+//! solver for a start, the solver one employee at a time for whom it could not place (and a proof of
+//! infeasibility when an employee has no roster), the whole program for the bound, a large neighbourhood search whose moves the solver
 //! solves (most of the roster fixed, the rest re-optimised), and the whole program again from the best
 //! roster to close the gap. Only rosters the evaluator passes are ever kept.
 
@@ -11,6 +11,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
+use crate::construction::{Construction, construct};
 use crate::evaluate::{Objective, Rule, evaluate};
 use crate::model::{Instance, Roster};
 use crate::neighbourhood::Neighbourhoods;
@@ -181,14 +182,20 @@ impl<S: RosterSolver> Engine<S> {
         (job, outcome, started.elapsed())
     }
 
-    /// Each employee in turn, the others fixed as placed so far: a start that follows the cover. Hard
-    /// rules bind one employee each, so an employee with no roster alone proves there is none. An
-    /// employee the solver could not place in its share of time is tried again with a larger share
-    /// while the roster is not valid and a tenth of the time is left.
+    /// A start from the construction, which needs no solver. An employee it could not place (or whose
+    /// row the evaluator faults) is given to the solver, the others fixed as placed: hard rules bind
+    /// one employee each, so an employee with no roster alone proves there is none. An employee the
+    /// solver could not place in its share of time is tried again with a larger share while the
+    /// roster is not valid and a tenth of the time is left.
     async fn construct(&self, search: &mut Search<'_>) -> Option<Infeasibility> {
         let instance = Arc::clone(&search.instance);
-        let mut roster = Roster::empty(&instance);
-        let mut pending: Vec<usize> = (0..instance.staff.len()).collect();
+        let Construction { mut roster, unplaced: mut pending } = construct(&instance);
+        for violation in evaluate(&instance, &roster).violations {
+            if let Some(employee) = violation.employee.filter(|employee| !pending.contains(employee)) {
+                roster.days[employee] = vec![None; instance.horizon];
+                pending.push(employee);
+            }
+        }
         let mut share = 0.3;
         while !pending.is_empty() && search.remaining() > search.options.time_limit / 10 {
             let budget = search.remaining().mul_f64(share);
@@ -315,11 +322,11 @@ impl<'a> Search<'a> {
     }
 
     /// Keeps the roster if the evaluator passes it and it is no worse than the best (an equal one moves
-    /// the search along a plateau).
-    fn offer(&mut self, roster: Roster, phase: &'static str) {
+    /// the search along a plateau); false when the evaluator refuses it.
+    fn offer(&mut self, roster: Roster, phase: &'static str) -> bool {
         let evaluation = evaluate(&self.instance, &roster);
         if !evaluation.is_valid() {
-            return;
+            return false;
         }
         let objective = evaluation.objective.total();
         match self.best_objective() {
@@ -331,6 +338,7 @@ impl<'a> Search<'a> {
                 self.report(phase);
             }
         }
+        true
     }
 
     fn record_whole(&mut self, outcome: SolverOutcome, phase: &'static str) {
@@ -338,10 +346,9 @@ impl<'a> Search<'a> {
             SolverStatus::Infeasible => self.infeasible = true,
             SolverStatus::Optimal | SolverStatus::Feasible | SolverStatus::Unknown => {}
         }
-        let optimal = outcome.status == SolverStatus::Optimal;
-        if let Some(roster) = outcome.roster {
-            self.offer(roster, phase);
-        }
+        // A proof comes with a roster the evaluator passes, or it is no proof.
+        let optimal =
+            outcome.status == SolverStatus::Optimal && outcome.roster.is_some_and(|roster| self.offer(roster, phase));
         // Integer weights make the objective integral: a bound of 606.2 proves 607.
         let mut bound = outcome.bound.map_or(0, |bound| (bound - 1e-6).ceil() as i64);
         if optimal && let Some(best) = self.best_objective() {

@@ -70,10 +70,10 @@ pub struct Formulation {
     /// Per employee, the arcs of its run network (empty where the runs are rows on the days).
     run_arcs: Vec<Vec<runs::RunArc>>,
     networks_fit: bool,
-    /// Per employee, per weekend: its indicator column.
-    weekend_columns: Vec<Vec<usize>>,
-    /// Per cover line: its under and over columns.
-    cover_columns: Vec<(usize, usize)>,
+    /// Per employee, per weekend: its indicator column (`None` for a weekend of fixed days only).
+    weekend_columns: Vec<Vec<Option<usize>>>,
+    /// Per cover line: its under and over columns (`None` for a line over fixed cells only).
+    cover_columns: Vec<Option<(usize, usize)>>,
     /// Per employee with overtime: its column of overtime (in units of `minute_unit`) and the unit.
     overtime_columns: Vec<Option<(usize, u32)>>,
 }
@@ -136,6 +136,7 @@ impl Formulation {
         let weekends = instance.weekend.weekends(instance.horizon);
         for (employee, columns) in self.weekend_columns.iter().enumerate() {
             for (&column, days) in columns.iter().zip(&weekends) {
+                let Some(column) = column else { continue };
                 values[column] = f64::from(u8::from(days.iter().any(|&day| roster.works(employee, day))));
             }
         }
@@ -146,7 +147,8 @@ impl Formulation {
                 values[*column] = f64::from(minutes.saturating_sub(rule.after_minutes)) / f64::from(*divisor);
             }
         }
-        for (line, &(under, over)) in instance.cover.iter().zip(&self.cover_columns) {
+        for (line, &columns) in instance.cover.iter().zip(&self.cover_columns) {
+            let Some((under, over)) = columns else { continue };
             let staffed = f64::from(line.staffed(roster));
             let requirement = f64::from(line.requirement);
             values[under] = (requirement - staffed).max(0.0);
@@ -313,8 +315,13 @@ impl Formulation {
         let mut columns = Vec::new();
         let mut count = Expr::default();
         for days in &weekends {
+            if days.iter().all(|&day| matches!(self.cells[employee][day], Cell::Fixed(_))) {
+                count.constant += f64::from(u8::from(days.iter().any(|&day| self.works(employee, day).constant > 0.5)));
+                columns.push(None);
+                continue;
+            }
             let worked = self.binary(0.0);
-            columns.push(worked);
+            columns.push(Some(worked));
             for &day in days {
                 let mut expr = self.works(employee, day);
                 expr.terms.push((worked, -1.0));
@@ -345,15 +352,6 @@ impl Formulation {
             }
         }
         for line in &instance.cover {
-            let under = self.column(Column {
-                cost: line.under_weight as f64,
-                lower: 0.0,
-                upper: f64::INFINITY,
-                integer: false,
-            });
-            let over =
-                self.column(Column { cost: line.over_weight as f64, lower: 0.0, upper: f64::INFINITY, integer: false });
-            self.cover_columns.push((under, over));
             // The fixed cells counted once, the free ones as columns: a neighbourhood of a large
             // instance does not walk every employee for every line.
             let fixed: u32 = line.shifts.iter().map(|&(shift, units)| fixed_staffed[line.day][shift] * units).sum();
@@ -363,6 +361,24 @@ impl Formulation {
                     .iter()
                     .for_each(|&employee| staffed.add(self.works_shift(employee, line.day, shift), f64::from(units)));
             }
+            if staffed.terms.is_empty() {
+                // Over fixed cells only: the line's cost is a constant.
+                let (staffed, requirement) = (i64::from(fixed), i64::from(line.requirement));
+                let cost = (requirement - staffed).max(0) * line.under_weight
+                    + (staffed - requirement).max(0) * line.over_weight;
+                self.mip.offset += cost as f64;
+                self.cover_columns.push(None);
+                continue;
+            }
+            let under = self.column(Column {
+                cost: line.under_weight as f64,
+                lower: 0.0,
+                upper: f64::INFINITY,
+                integer: false,
+            });
+            let over =
+                self.column(Column { cost: line.over_weight as f64, lower: 0.0, upper: f64::INFINITY, integer: false });
+            self.cover_columns.push(Some((under, over)));
             staffed.terms.push((under, 1.0));
             staffed.terms.push((over, -1.0));
             let requirement = f64::from(line.requirement);

@@ -1,6 +1,7 @@
 //! Rostering: the Shift Scheduling Benchmark's model, its text format, an evaluator that judges any
 //! roster, the program a MIP solver solves, and the engine that drives a solver through the port.
 
+mod construction;
 pub mod engine;
 pub mod evaluate;
 pub mod formulation;

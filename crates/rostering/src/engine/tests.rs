@@ -75,55 +75,62 @@ async fn a_proven_whole_program_ends_the_search_as_optimal() {
     assert_eq!(solution.gap(), Some(0.0));
 }
 
+/// What the construction reaches on `TWO` without the solver: A takes three days, B the fourth and
+/// one more, over by one.
+const CONSTRUCTED: i64 = 1;
+
 #[tokio::test]
 async fn a_roster_the_evaluator_refuses_never_reaches_the_caller() {
     let mut solver = MockRosterSolver::new();
-    // A solver with a bug: everybody works every day, over the 1440 minutes.
+    // A solver with a bug: everybody works every day, over the 1440 minutes, and it claims a proof.
     solver.expect_solve().returning(|problem| {
         let roster = Roster { days: vec![row("DDDD"); problem.instance.staff.len()] };
         Ok(SolverOutcome { status: SolverStatus::Optimal, roster: Some(roster), bound: Some(0.0) })
     });
     let solution = Engine::new(solver).solve(instance(), &options(), &|_| {}).await;
-    assert_eq!(solution.status, Status::Unknown);
-    assert_eq!(solution.roster, None);
+    let roster = solution.roster.expect("the construction's roster");
+    assert!(evaluate(&instance(), &roster).is_valid());
+    assert_eq!(solution.objective.map(|objective| objective.total()), Some(CONSTRUCTED));
+    assert_eq!((solution.status, solution.lower_bound), (Status::Feasible, 0), "a refused roster proves nothing");
 }
 
 #[tokio::test]
 async fn the_bound_is_rounded_up_to_the_integral_objective_and_never_claims_more_than_found() {
-    let mut solver = MockRosterSolver::new();
-    solver.expect_solve().returning(|problem| {
-        // A under by one on day 0 and 1 (cost 20): A works only days 2 and 3, B too (over by 1 twice: 2).
-        let roster = both("..DD", "..DD");
-        let bound = if problem.free.is_none() { Some(19.2) } else { None };
-        Ok(SolverOutcome { status: SolverStatus::Feasible, roster: Some(roster), bound })
-    });
-    let solution = Engine::new(solver).solve(instance(), &options(), &|_| {}).await;
-    assert_eq!(solution.objective.map(|objective| objective.total()), Some(22));
-    assert_eq!(solution.lower_bound, 20);
-    assert_eq!(solution.status, Status::Feasible);
+    for (bound, proven) in [(0.2, 1), (19.2, CONSTRUCTED)] {
+        let mut solver = MockRosterSolver::new();
+        solver.expect_solve().returning(move |problem| {
+            let bound = problem.free.is_none().then_some(bound);
+            Ok(SolverOutcome { status: SolverStatus::Feasible, roster: None, bound })
+        });
+        let solution = Engine::new(solver).solve(instance(), &options(), &|_| {}).await;
+        assert_eq!(solution.objective.map(|objective| objective.total()), Some(CONSTRUCTED));
+        assert_eq!((solution.lower_bound, solution.status), (proven, Status::Optimal), "bound {bound}");
+    }
 }
 
 #[tokio::test]
 async fn an_employee_without_a_roster_proves_the_instance_infeasible_and_names_the_rule() {
+    // B must work five shifts in four days: the construction cannot place B, and the solver proves it.
+    let instance = Arc::new(parse(&TWO.replace("B,,1440,960", "B,,2400,2400")).unwrap());
     let mut solver = MockRosterSolver::new();
     solver.expect_solve().returning(|problem| {
-        // Employee 1 has no roster unless the minimum minutes are left out.
         if single_free_employee(&problem) == Some(1) && !problem.relaxes(Rule::MinTotalMinutes) {
             return Ok(SolverOutcome { status: SolverStatus::Infeasible, roster: None, bound: None });
         }
         let roster = with_row(&problem, single_free_employee(&problem).unwrap_or(0), "DD..");
         Ok(SolverOutcome { status: SolverStatus::Feasible, roster: Some(roster), bound: None })
     });
-    let solution = Engine::new(solver).solve(instance(), &options(), &|_| {}).await;
+    let solution = Engine::new(solver).solve(instance, &options(), &|_| {}).await;
     assert_eq!(solution.status, Status::Infeasible);
     assert_eq!(solution.roster, None);
     assert_eq!(solution.infeasibility, Some(Infeasibility { employee: Some(1), rules: vec![Rule::MinTotalMinutes] }));
 }
 
 #[tokio::test]
-async fn a_failing_solver_leaves_no_roster_and_no_claim() {
+async fn a_failing_solver_leaves_the_constructed_roster_and_no_claim() {
     let mut solver = MockRosterSolver::new();
     solver.expect_solve().returning(|_| Err(crate::ports::SolverError::Failed("crashed".into())));
     let solution = Engine::new(solver).solve(instance(), &options(), &|_| {}).await;
-    assert_eq!((solution.status, solution.lower_bound), (Status::Unknown, 0));
+    assert_eq!((solution.status, solution.lower_bound), (Status::Feasible, 0));
+    assert_eq!(solution.objective.map(|objective| objective.total()), Some(CONSTRUCTED));
 }
