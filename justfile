@@ -151,7 +151,7 @@ soak seconds="180" seed="":
 nightly seconds="600":
     just fuzz-api
     just soak {{seconds}}
-    just bench-roster
+    just bench-roster --largest
     just release
 
 # The rostering engine on the Shift Scheduling Benchmark: instances 1 to 4 of ../shared/research/rostering

@@ -9,10 +9,13 @@ known value, the proven gap, and when the best roster was found.
 --disguise also runs each instance disguised as a check does it (names, line order, comments; the
 optimum is unchanged). --referee runs a reweighted copy of each instance (no published answer
 applies) through opsd and through CP-SAT (tools/bench-roster/cpsat.py, PyPI ortools in .venv) with the
-same time and threads, and prints both objectives.
+same time and threads, and prints both objectives. --largest also runs a synthetic instance of the
+benchmark's largest size (Instance24's: 364 days, 150 employees, 32 shift types; synthetic.py), where
+no optimum is known: it checks that the run keeps its limit, and its peak memory is in its row.
 """
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -35,6 +38,7 @@ def main() -> int:
     parser.add_argument("--disguise", action="store_true", help="also solve a disguised copy of each instance")
     parser.add_argument("--referee", action="store_true", help="reweighted copies, opsd against CP-SAT")
     parser.add_argument("--seed", type=int, default=20261128, help="the disguises' seed")
+    parser.add_argument("--largest", action="store_true", help="also a synthetic instance of Instance24's size")
     args = parser.parse_args()
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="bench-roster-"))
 
@@ -51,11 +55,15 @@ def main() -> int:
 
     if args.disguise:
         runs += [(disguised(path, scratch, args.seed, False), best) for path, best in list(runs)]
+    if args.largest:
+        largest = scratch / "synthetic-24.txt"
+        subprocess.run([sys.executable, str(HERE / "synthetic.py"), str(largest)], check=True)
+        runs.append((largest, None))
 
-    print(f"{'instance':<16} {'objective':>9} {'bound':>9} {'best known':>10} {'over best':>9} {'proven gap':>10} {'best at':>8} {'took':>6}  status")
+    print(f"{'instance':<16} {'objective':>9} {'bound':>9} {'best known':>10} {'over best':>9} {'proven gap':>10} {'best at':>8} {'took':>6} {'peak MB':>7}  status")
     failed = False
     for path, best in runs:
-        answer, took = solve(args, path)
+        answer, took, peak = solve(args, path)
         if answer is None:
             failed = True
             continue
@@ -63,7 +71,7 @@ def main() -> int:
         over = f"{100 * (objective - best) / best:+.1f} %" if objective is not None and best else "-"
         gap = f"{100 * answer['gap']:.1f} %" if answer["gap"] is not None else "-"
         at = f"{answer['secondsToBest']:.1f} s" if answer["secondsToBest"] is not None else "-"
-        print(f"{path.name:<16} {objective if objective is not None else '-':>9} {bound:>9} {best or '-':>10} {over:>9} {gap:>10} {at:>8} {took:>5.1f}s  {answer['status']}")
+        print(f"{path.name:<16} {objective if objective is not None else '-':>9} {bound:>9} {best or '-':>10} {over:>9} {gap:>10} {at:>8} {took:>5.1f}s {peak:>7.0f}  {answer['status']}")
         if took > args.seconds + 1.0:
             print(f"{path.name}: took {took:.1f} s, over the {args.seconds} s limit", file=sys.stderr)
             failed = True
@@ -73,16 +81,24 @@ def main() -> int:
 
 
 def solve(args, path):
-    """opsd's JSON answer and the wall time, or None (printed) when it failed."""
+    """opsd's JSON answer (None, printed, when it failed), the wall time and the peak resident MB."""
+    command = [args.opsd, "roster", "solve", str(path), "--time-limit", str(args.seconds),
+               "--threads", str(args.threads), "--json"]
     started = time.monotonic()
-    done = subprocess.run(
-        [args.opsd, "roster", "solve", str(path), "--time-limit", str(args.seconds), "--threads", str(args.threads), "--json"],
-        capture_output=True, text=True)
-    took = time.monotonic() - started
-    if done.returncode not in (0, 3):
-        print(f"{path.name:<16} failed with exit {done.returncode}: {done.stderr.strip()[-300:]}")
-        return None, took
-    return json.loads(done.stdout), took
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        child = subprocess.Popen(command, stdout=stdout, stderr=stderr, text=True)
+        # wait4, not wait: the child's own resource usage, its peak memory among it.
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        took = time.monotonic() - started
+        stdout.seek(0)
+        stderr.seek(0)
+        out, err = stdout.read(), stderr.read()
+    peak = usage.ru_maxrss / 1024
+    if child.returncode not in (0, 3):
+        print(f"{path.name:<16} failed with exit {child.returncode}: {err.strip()[-300:]}")
+        return None, took, peak
+    return json.loads(out), took, peak
 
 
 def disguised(path, scratch, seed, reweight):
@@ -102,7 +118,7 @@ def referee(args, paths, scratch):
     failed = False
     for path in paths:
         copy = disguised(path, scratch, args.seed, True)
-        answer, _ = solve(args, copy)
+        answer, _, _ = solve(args, copy)
         done = subprocess.run([str(python), str(HERE / "cpsat.py"), str(copy), "--seconds", str(args.seconds),
                                "--threads", str(args.threads)], capture_output=True, text=True, check=True)
         cpsat = json.loads(done.stdout)
