@@ -357,8 +357,10 @@ impl Formulation {
             let fixed: u32 = line.shifts.iter().map(|&(shift, units)| fixed_staffed[line.day][shift] * units).sum();
             let mut staffed = Expr { constant: f64::from(fixed), ..Expr::default() };
             for &(shift, units) in &line.shifts {
+                // A free employee's fixed cells are in `fixed` already.
                 free_employees
                     .iter()
+                    .filter(|&&employee| matches!(self.cells[employee][line.day], Cell::Free(_)))
                     .for_each(|&employee| staffed.add(self.works_shift(employee, line.day, shift), f64::from(units)));
             }
             if staffed.terms.is_empty() {

@@ -114,6 +114,36 @@ proptest! {
             prop_assert_eq!(formulation.roster(&values), roster);
         }
     }
+
+    /// A neighbourhood of any shape (any cells free, the rest fixed to a valid roster): the roster
+    /// meets its program, whose objective (the fixed cells' part a constant) is the evaluator's.
+    #[test]
+    fn any_neighbourhood_of_a_valid_roster_holds_it_at_its_objective(
+        free in proptest::collection::vec(proptest::collection::vec(any::<bool>(), 14), 3),
+    ) {
+        let instance = instance();
+        let roster = optimum();
+        let mut cells = FreeCells::none(&instance);
+        for (employee, days) in free.iter().enumerate() {
+            (0..14).filter(|&day| days[day]).for_each(|day| cells.free(employee, day));
+        }
+        let mut problem = RosterProblem::whole(Arc::clone(&instance), Duration::from_secs(1));
+        problem.start = Some(Arc::new(roster.clone()));
+        problem.free = Some(Arc::new(cells));
+        let formulation = Formulation::build(&problem);
+        let values = formulation.values(&instance, &roster);
+        prop_assert!(satisfied(&formulation.mip, &values));
+        prop_assert!((objective(&formulation.mip, &values) - 4.0).abs() < 1e-6);
+    }
+}
+
+/// An optimal roster of `SMALL` (objective 4, found by the engine and judged by the evaluator).
+fn optimum() -> Roster {
+    let row = |pattern: &str| pattern.chars().map(|c| "ELN".find(c)).collect();
+    let roster = Roster { days: vec![row("ELN....EE...EN"), row(".LLL.LLL.EEL.E"), row("...EEL..ELN...")] };
+    let evaluation = evaluate(&instance(), &roster);
+    assert!(evaluation.is_valid() && evaluation.objective.total() == 4, "{evaluation:?}");
+    roster
 }
 
 #[test]
