@@ -87,13 +87,14 @@ impl<'a> Builder<'a> {
             let row = self.within_minutes(employee, &values)?;
             let mut counts = vec![0u32; self.instance.shifts.len()];
             row.iter().flatten().for_each(|&shift| counts[shift] += 1);
-            let over: Vec<usize> =
-                (0..counts.len()).filter(|&s| limits[s].is_some_and(|max| counts[s] > max)).collect();
+            let over: Vec<(usize, u32)> = (0..counts.len())
+                .filter_map(|shift| limits[shift].filter(|&max| counts[shift] > max).map(|max| (shift, max)))
+                .collect();
             if over.is_empty() {
                 return Some(row);
             }
-            for shift in over {
-                self.keep_best_days(&mut values, &row, shift, limits[shift].unwrap_or(0) as usize);
+            for (shift, max) in over {
+                self.keep_best_days(&mut values, &row, shift, max as usize);
             }
         }
         None

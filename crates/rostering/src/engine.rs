@@ -1,8 +1,9 @@
 //! The engine around the MIP solver, as operations research does it: a construction that needs no
 //! solver for a start, the solver one employee at a time for whom it could not place (and a proof of
-//! infeasibility when an employee has no roster), the whole program for the bound, a large neighbourhood search whose moves the solver
-//! solves (most of the roster fixed, the rest re-optimised), and the whole program again from the best
-//! roster to close the gap. Only rosters the evaluator passes are ever kept.
+//! infeasibility when an employee has no roster), the whole program for the bound, a large
+//! neighbourhood search whose moves the solver solves (most of the roster fixed, the rest
+//! re-optimised), and the whole program again from the best roster to close the gap. Only rosters the
+//! evaluator passes are ever kept.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

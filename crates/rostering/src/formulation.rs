@@ -316,7 +316,8 @@ impl Formulation {
         let mut count = Expr::default();
         for days in &weekends {
             if days.iter().all(|&day| matches!(self.cells[employee][day], Cell::Fixed(_))) {
-                count.constant += f64::from(u8::from(days.iter().any(|&day| self.works(employee, day).constant > 0.5)));
+                let worked = days.iter().any(|&day| matches!(self.cells[employee][day], Cell::Fixed(Some(_))));
+                count.constant += f64::from(u8::from(worked));
                 columns.push(None);
                 continue;
             }
